@@ -1,0 +1,64 @@
+#pragma once
+/// \file cpu_builder.h
+/// Host-side neighbour structure builder for the CPU backend (and the reference PBM the CUDA
+/// builders are tested against).
+
+#include "grid.h"
+#include "module.h"
+#include "query.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace sluice {
+
+/// Builds the bin order and PBM on the host. Buffers persist across builds and only grow.
+///
+/// Both constructions give the same, stable order (particles of a bin keep their input order),
+/// so results are deterministic:
+/// - counting_sort: histogram that records each particle's offset within its bin, exclusive
+///   scan → PBM, scatter to pbm[bin] + offset (thesis ch. 4.3; run serially: the order within a
+///   bin is then the input order, which an atomic histogram would not give);
+/// - radix_sort: std::stable_sort of (bin key, index) pairs, then boundary detection.
+template <int D>
+class CpuNeighbourBuilder {
+public:
+    explicit CpuNeighbourBuilder(Construction construction = Construction::counting_sort)
+        : construction_(construction) {}
+
+    /// Bins n positions. With OutsidePolicy::exclude, positions outside the grid box are placed
+    /// after all binned ones (in input order) and pbm[nbins] counts only the binned ones.
+    void build(const Vec<D>* positions, std::uint32_t n, const GridSpec<D>& grid, float radius,
+               OutsidePolicy policy = OutsidePolicy::clamp);
+
+    /// The view over the sorted positions; valid until the next build.
+    NeighbourView<D> view() const;
+
+    /// permutation()[k] = input index of the particle at bin-order position k (size n).
+    const std::vector<std::uint32_t>& permutation() const { return permutation_; }
+    /// The PBM: bin_count()+1 entries.
+    const std::vector<std::uint32_t>& pbm() const { return pbm_; }
+    /// Positions in bin order (size n, excluded ones at the end).
+    const std::vector<Vec<D>>& sorted_positions() const { return sorted_; }
+    /// Number of binned particles (= pbm[nbins]).
+    std::uint32_t binned_count() const { return pbm_.empty() ? 0 : pbm_.back(); }
+    Construction construction() const { return construction_; }
+
+private:
+    Construction construction_;
+    GridSpec<D> grid_{};
+    float radius_ = 0.0f;
+    std::vector<std::uint32_t> keys_;    ///< bin per input particle (nbins = excluded)
+    std::vector<std::uint32_t> offsets_; ///< counting sort: offset within the bin
+    std::vector<std::uint32_t> permutation_;
+    std::vector<std::uint32_t> pbm_;
+    std::vector<Vec<D>> sorted_;
+};
+
+/// Brute-force reference, O(n) per query point, for tests only: the sorted input indices j with
+/// neighbour_distance2(x − positions[j]) < radius * radius (the same float ops as the query).
+template <int D>
+std::vector<std::uint32_t> brute_force_neighbours(const Vec<D>* positions, std::uint32_t n,
+                                                  const Vec<D>& x, float radius);
+
+} // namespace sluice

@@ -1,0 +1,109 @@
+#pragma once
+/// \file query.h
+/// The fixed-radius neighbour query shared by the CPU backend and CUDA kernels.
+///
+/// Exactness in float arithmetic: a candidate j is a neighbour of x when
+/// neighbour_distance2(x, x_j) < R² (both computed in float as below). That implies, per axis,
+/// |fl(x_j − x)| < R, hence x_j ≥ fl(x − R) and x_j ≤ fl(x + R) (rounding is monotone and x_j is
+/// a float); GridSpec::axis_bin is monotone, so bin(x_j) lies in
+/// [axis_bin(x − R), axis_bin(x + R)], the block the query visits. Clamping keeps this true for
+/// points outside the grid. So the query finds exactly the brute-force set.
+
+#include "grid.h"
+#include "module.h"
+#include "vec.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace sluice {
+
+/// What a query reads: the grid, the PBM and the positions in bin order. Trivially copyable;
+/// kernels take it by value. Pointers are device pointers on the CUDA backend, host ones on the
+/// CPU backend.
+template <int D>
+struct NeighbourView {
+    GridSpec<D> grid;
+    const std::uint32_t* pbm = nullptr; ///< grid.bin_count()+1 entries; pbm[b]..pbm[b+1] = bin b
+    const Vec<D>* positions = nullptr;  ///< in bin order
+    float radius = 0.0f;                ///< search radius R (m)
+    float radius2 = 0.0f;               ///< R², computed as radius * radius in float
+
+    /// Number of particles the PBM covers (excluded ones are not counted).
+    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
+};
+
+/// Squared distance used by every query and by the brute-force reference (same float ops).
+template <int D>
+SLUICE_HD SLUICE_INLINE float neighbour_distance2(const Vec<D>& rij) {
+    return norm2(rij);
+}
+
+namespace detail {
+
+template <int D, class VisitorT>
+SLUICE_HD SLUICE_INLINE void visit_range(const NeighbourView<D>& view, const Vec<D>& x,
+                                         std::uint32_t begin, std::uint32_t end,
+                                         VisitorT& visitor) {
+    for (std::uint32_t j = begin; j < end; ++j) {
+        const Vec<D> rij = x - view.positions[j];
+        const float r2 = neighbour_distance2(rij);
+        if (r2 < view.radius2)
+            visitor(j, rij, r2);
+    }
+}
+
+/// Visits bins lo_x..hi_x of the row whose first bin is row_start.
+template <class QueryT, int D, class VisitorT>
+SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D>& x,
+                                       std::uint32_t row_start, int lo_x, int hi_x,
+                                       VisitorT& visitor) {
+    if constexpr (std::is_same_v<QueryT, StripsQuery>) {
+        // Strips (thesis Alg. 7): the row's bins are contiguous in bin order, so the whole row
+        // is one range of the storage array.
+        visit_range(view, x, view.pbm[row_start + lo_x], view.pbm[row_start + hi_x + 1], visitor);
+    } else {
+        static_assert(std::is_same_v<QueryT, MooreQuery>,
+                      "QueryT must be MooreQuery or StripsQuery");
+        // Moore neighbourhood (thesis Alg. 5): bin by bin.
+        for (int bx = lo_x; bx <= hi_x; ++bx)
+            visit_range(view, x, view.pbm[row_start + bx], view.pbm[row_start + bx + 1], visitor);
+    }
+}
+
+} // namespace detail
+
+/// Calls visitor(j, rij, r2) once for every particle j in the view with
+/// |x − x_j|² < R², where j is the index in bin order, rij = x − x_j and r2 = |rij|².
+/// If x is itself a particle of the view, it is visited too (rij = 0, r2 = 0).
+/// The block of bins is floor((x−R)/w) .. floor((x+R)/w) per axis, clamped to the grid
+/// (DESIGN.md; thesis eq. 6.1–6.3 for bin widths below 1).
+template <class QueryT, int D, class VisitorT>
+SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, const Vec<D>& x,
+                                                VisitorT& visitor) {
+    static_assert(std::is_invocable_v<VisitorT&, std::uint32_t, const Vec<D>&, float>,
+                  "a neighbour visitor must be callable as visitor(std::uint32_t j, "
+                  "const Vec<D>& rij, float r2)");
+    int lo[D], hi[D];
+    SLUICE_UNROLL
+    for (int k = 0; k < D; ++k) {
+        lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
+        hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
+    }
+    const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
+    if constexpr (D == 2) {
+        for (int bz = lo[1]; bz <= hi[1]; ++bz)
+            detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo[0], hi[0],
+                                      visitor);
+    } else {
+        const std::uint32_t ny = static_cast<std::uint32_t>(view.grid.dims[1]);
+        for (int bz = lo[2]; bz <= hi[2]; ++bz)
+            for (int by = lo[1]; by <= hi[1]; ++by)
+                detail::visit_row<QueryT>(
+                    view, x,
+                    (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
+                    lo[0], hi[0], visitor);
+    }
+}
+
+} // namespace sluice
