@@ -1,0 +1,67 @@
+#pragma once
+/// \file snapshot.h
+/// Host-side copies of the particle state and run statistics that output and the CLI consume.
+/// Backends fill them; output writes them; neither knows the other.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+enum class ParticleType : std::uint8_t {
+    fluid = 0,
+    boundary = 1, ///< dynamic boundary particle (DBC): fixed, takes part in continuity
+};
+
+/// The particles in the domain at one time, in original particle order (ascending id).
+/// Excluded particles (left the domain) are not in a snapshot; ParticleCounts counts them.
+struct Snapshot {
+    int dimension = 2;
+    double time = 0.0; ///< s, simulated
+    std::uint64_t step = 0;
+    std::vector<std::uint32_t> id; ///< original particle index (generation order)
+    std::vector<ParticleType> type;
+    std::vector<std::array<float, 3>> position; ///< m; in 2D y = 0
+    std::vector<std::array<float, 3>> velocity; ///< m/s; in 2D v_y = 0
+    std::vector<float> density;                 ///< kg/m³
+    std::vector<float> pressure;                ///< Pa (Tait EOS)
+
+    std::size_t size() const { return id.size(); }
+};
+
+struct ParticleCounts {
+    std::uint64_t fluid = 0; ///< fluid particles still in the domain
+    std::uint64_t boundary = 0;
+    std::uint64_t excluded = 0; ///< fluid particles that left the domain
+};
+
+/// Wall-clock seconds spent per stage of the time step, accumulated over a run.
+/// Stage names are the backend's (e.g. "construction", "reorder", "interaction",
+/// "integration", "checks", "output").
+using StageTimes = std::vector<std::pair<std::string, double>>;
+
+/// Everything summary.json records about one run.
+struct RunSummary {
+    std::string case_name;
+    std::string case_file;
+    std::string backend;          ///< "cpu" or "cuda"
+    std::string neighbour_module; ///< e.g. "counting-sort/strips/0.5"
+    std::string status;           ///< "completed" or "failed"
+    std::string failure;          ///< message when failed, else empty
+    ParticleCounts initial;       ///< at t = 0
+    ParticleCounts final_counts;  ///< at the end (excluded > 0 if particles left the domain)
+    std::uint64_t steps = 0;
+    double simulated_time = 0.0;   ///< s
+    double end_time = 0.0;         ///< s, requested
+    double wall_time = 0.0;        ///< s, whole run
+    StageTimes stages;             ///< s per stage
+    std::uint64_t snapshots = 0;   ///< .vtp files written (not counting a failure snapshot)
+    double smoothing_length = 0.0; ///< h (m)
+    double speed_of_sound = 0.0;   ///< c0 (m/s)
+    double dp = 0.0;               ///< m
+};
+
+} // namespace sluice
