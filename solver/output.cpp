@@ -73,6 +73,21 @@ void write_text_file(const fs::path& path, const std::string& text) {
     move_into_place(tmp, path);
 }
 
+/// vtkErrorCode::GetStringFromErrorCode lives in VTK::CommonMisc, which we do not link; the
+/// codes a writer sets are few.
+std::string vtk_error_text(unsigned long code) {
+    switch (code) {
+    case vtkErrorCode::NoError:
+        return "VTK writer failed";
+    case vtkErrorCode::CannotOpenFileError:
+        return "cannot open file";
+    case vtkErrorCode::OutOfDiskSpaceError:
+        return "out of disk space";
+    default:
+        return "VTK writer error code " + std::to_string(code);
+    }
+}
+
 /// Shortest decimal form that reads back as the same double; non-finite values give "null".
 std::string number_or_null(double x) {
     if (!std::isfinite(x))
@@ -269,9 +284,7 @@ void write_vtp(const fs::path& path, const Snapshot& s) {
         const unsigned long code = writer->GetErrorCode();
         std::error_code ec;
         fs::remove(tmp, ec);
-        fail("write", path,
-             code != vtkErrorCode::NoError ? vtkErrorCode::GetStringFromErrorCode(code)
-                                           : "VTK writer failed");
+        fail("write", path, vtk_error_text(code));
     }
     move_into_place(tmp, path);
 }
