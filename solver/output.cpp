@@ -120,7 +120,8 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s) {
     auto poly = vtkSmartPointer<vtkPolyData>::New();
 
     vtkNew<vtkPoints> points;
-    points->SetData(make_array<vtkFloatArray>("Points", 3, s.position.data()->data(), n));
+    points->SetData(make_array<vtkFloatArray>(
+        "Points", 3, reinterpret_cast<const float*>(s.position.data()), n));
     poly->SetPoints(points);
 
     // One VTK_VERTEX per particle: offsets 0..n, connectivity 0..n-1.
@@ -138,7 +139,8 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s) {
     pd->AddArray(make_array<vtkTypeUInt32Array>("id", 1, s.id.data(), n));
     pd->AddArray(make_array<vtkTypeUInt8Array>(
         "type", 1, reinterpret_cast<const std::uint8_t*>(s.type.data()), n));
-    pd->AddArray(make_array<vtkFloatArray>("velocity", 3, s.velocity.data()->data(), n));
+    pd->AddArray(make_array<vtkFloatArray>("velocity", 3,
+                                           reinterpret_cast<const float*>(s.velocity.data()), n));
     pd->AddArray(make_array<vtkFloatArray>("density", 1, s.density.data(), n));
     pd->AddArray(make_array<vtkFloatArray>("pressure", 1, s.pressure.data(), n));
     pd->SetActiveVectors("velocity");
