@@ -256,10 +256,10 @@ TEST(CaseReader, ExplicitDomainIsKept) {
 }
 
 TEST(CaseReader, PointsIn2dAreXZAndIn3dXYZ) {
-    const Case c2 = parse_case(
-        lines({head2, R"(<geometry dp="0.1">)",
-               R"(<fluid min=" 0.5   1.5 " max="2e0	+3.25"/>)", "</geometry>", tail}),
-        "t.xml");
+    const Case c2 =
+        parse_case(lines({head2, R"(<geometry dp="0.1">)",
+                          "<fluid min=\" 0.5   1.5 \" max=\"2e0\t+3.25\"/>", "</geometry>", tail}),
+                   "t.xml");
     expect_point(c2.fluids[0].box.min, 0.5, 0, 1.5);
     expect_point(c2.fluids[0].box.max, 2, 0, 3.25);
     const Case c3 =
