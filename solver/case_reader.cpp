@@ -404,7 +404,7 @@ Box read_box(const Reader& r, const Element& e, double dp) {
             e.fail(e.tag() + " is empty: on " + axis_name(k) + " min = " + format_number(b.min[k]) +
                    " is not below max = " + format_number(b.max[k]));
         const double extent = b.max[k] - b.min[k];
-        if (dp > 0.0 && extent < dp * (1.0 - 1e-9))
+        if (dp > 0.0 && extent < dp * (1.0 - 1e-6))
             e.fail(e.tag() + " is " + format_number(extent) + " m thick on " + axis_name(k) +
                    ", thinner than dp = " + format_number(dp) + " m: it holds no particle");
     }
