@@ -78,10 +78,13 @@ KernelVariant<D> make_kernel(KernelKind kind, double h) {
 }
 
 /// Gathers a particle array into the new bin order: a[k] ← a[permutation[k]]. The scratch
-/// buffer takes the old array, so no allocation happens once sizes are reached.
+/// buffer takes the old array, so no allocation happens once sizes are reached. Empty arrays
+/// (those the integrator does not use) are left alone.
 template <class T>
 void gather(std::vector<T>& a, std::vector<T>& scratch,
             const std::vector<std::uint32_t>& permutation) {
+    if (a.empty())
+        return;
     scratch.resize(a.size());
     const std::int64_t n = static_cast<std::int64_t>(a.size());
 #pragma omp parallel for schedule(static)

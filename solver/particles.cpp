@@ -13,9 +13,15 @@ namespace {
 
 using Eigen::Vector3d;
 
-/// Axes a case uses: x, z in 2D; x, y, z in 3D.
-std::vector<int> used_axes(int dimension) {
-    return dimension == 2 ? std::vector<int>{0, 2} : std::vector<int>{0, 1, 2};
+/// Axes a case uses: x, z in 2D; x, y, z in 3D (a range for range-for, no allocation).
+struct UsedAxes {
+    int count;
+    const int* begin() const { return axes + (count == 2 ? 3 : 0); }
+    const int* end() const { return begin() + count; }
+    static constexpr int axes[5] = {0, 1, 2, 0, 2};
+};
+UsedAxes used_axes(int dimension) {
+    return UsedAxes{dimension == 2 ? 2 : 3};
 }
 
 /// Lattice coordinates lo + (i + ½)·dp whose centre lies inside (lo, hi). The tolerance keeps a
