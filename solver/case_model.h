@@ -55,7 +55,7 @@ struct FluidRegion {
 struct TankWalls {
     Box box;
     unsigned faces = 0; ///< TankFace bits
-    int layers = 1;
+    int layers = 3;
     SourceLocation where;
 };
 
