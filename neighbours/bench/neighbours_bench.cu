@@ -796,18 +796,9 @@ double speedup_vs_moore1(const std::vector<Row>& rows, const Row& r, bool circle
     return b / t;
 }
 
-void print_tables(const std::vector<Row>& rows, std::ostream& out) {
-    // Group by configuration, in order of appearance.
-    std::vector<const Row*> firsts;
-    for (const Row& r : rows) {
-        bool seen = false;
-        for (const Row* f : firsts)
-            seen = seen || (f->dim == r.dim && f->n == r.n && f->dist == r.dist &&
-                            f->target_neighbours == r.target_neighbours);
-        if (!seen)
-            firsts.push_back(&r);
-    }
-    for (const Row* f : firsts) {
+/// Markdown tables of the configuration (dimension, n, distribution, density) of `f`.
+void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out) {
+    {
         out << "\n### " << f->dim << "D, n = " << f->n << ", " << f->dist << ", ~"
             << f->target_neighbours << " neighbours (" << f->note << ")\n\n";
         const bool run = f->dist == "circles-run";
@@ -847,7 +838,7 @@ void print_tables(const std::vector<Row>& rows, std::ostream& out) {
                 << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
         }
         if (run)
-            continue;
+            return;
         out << "\nConstruction (ms; stages from separate timed runs):\n\n"
             << "| construction/binWidth | bins | presorted | stages (presorted) | shuffled | "
                "stages (shuffled) |\n|---|---:|---:|---|---:|---|\n";
@@ -969,6 +960,16 @@ void print_device(std::ostream& out, int argc, char** argv, const Options& o) {
         << "; one thread per particle in bin order\n";
 }
 
+/// Prints the tables of the configuration just measured and rewrites the CSV, so that a run cut
+/// short still leaves every finished configuration behind.
+void report_last(const std::vector<Row>& rows, const Options& o) {
+    if (rows.empty())
+        return;
+    print_tables(rows, &rows.back(), std::cout);
+    std::cout << std::flush;
+    write_csv(rows, o.csv);
+}
+
 template <int D>
 void run_dimension(const Options& o, Timer& timer, std::vector<Row>& rows) {
     Bench<D> bench(o, timer, rows);
@@ -984,14 +985,20 @@ void run_dimension(const Options& o, Timer& timer, std::vector<Row>& rows) {
                 bench.tune(start);
                 continue;
             }
-            if (has("circles-0"))
+            if (has("circles-0")) {
                 bench.run(start, target);
+                report_last(rows, o);
+            }
             if (has("circles-200")) {
                 const Dataset<D> clustered = bench.run_circles(start, target, o.circles_steps);
+                report_last(rows, o);
                 bench.run(clustered, target);
+                report_last(rows, o);
             }
-            if (has("lattice"))
+            if (has("lattice")) {
                 bench.run(jittered_lattice<D>(n, target, seed + 1), target);
+                report_last(rows, o);
+            }
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::cerr << "done: " << D << "D n=" << n << " ~" << target << " neighbours ("
@@ -1022,7 +1029,6 @@ int main(int argc, char** argv) {
         SLUICE_CUDA_CHECK(cudaStreamDestroy(stream));
         if (o.tune)
             return 0;
-        print_tables(rows, std::cout);
         print_targets(rows, std::cout);
         write_csv(rows, o.csv);
         std::cout << "\nCSV: " << o.csv << std::endl;
