@@ -509,11 +509,15 @@ std::string module_name(Construction c, const std::string& q, float w) {
     return std::string(construction_name(c)) + "/" + q + "/" + width_name(w);
 }
 
-std::string stage_string(const std::vector<std::pair<std::string, double>>& stages) {
+/// "clear:0.0039|histogram:0.0123|..." (CSV) or "clear 0.0039, histogram 0.0123, ..." (markdown,
+/// where '|' would split the table cell).
+std::string stage_string(const std::vector<std::pair<std::string, double>>& stages,
+                         bool markdown = false) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(4);
     for (std::size_t i = 0; i < stages.size(); ++i)
-        s << (i ? "|" : "") << stages[i].first << ":" << stages[i].second;
+        s << (i ? (markdown ? ", " : "|") : "") << stages[i].first << (markdown ? " " : ":")
+          << stages[i].second;
     return s.str();
 }
 
@@ -856,8 +860,9 @@ void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out)
                 continue; // one line per (construction, width)
             out << "| " << construction_name(r.construction) << "/" << width_name(r.width) << " | "
                 << r.bins << " | " << fmt(r.build.presorted_ms, 4) << " | "
-                << stage_string(r.build.presorted_stages) << " | " << fmt(r.build.shuffled_ms, 4)
-                << " | " << stage_string(r.build.shuffled_stages) << " |\n";
+                << stage_string(r.build.presorted_stages, true) << " | "
+                << fmt(r.build.shuffled_ms, 4) << " | "
+                << stage_string(r.build.shuffled_stages, true) << " |\n";
         }
     }
 }
