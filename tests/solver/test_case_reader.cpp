@@ -69,7 +69,7 @@ TEST(CaseReader, Dambreak2d) {
     EXPECT_TRUE(c.obstacles.empty());
     EXPECT_EQ(c.physics.kernel, KernelKind::wendland_c2);
     EXPECT_EQ(c.physics.viscosity, ViscosityKind::artificial);
-    EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.01);
+    EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.3);
     EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::molteni);
     EXPECT_EQ(c.physics.integrator, IntegratorKind::symplectic);
     EXPECT_EQ(c.neighbours.name(), "counting-sort/strips/1");
@@ -77,8 +77,8 @@ TEST(CaseReader, Dambreak2d) {
     EXPECT_DOUBLE_EQ(c.run.output_interval, 0.02);
     EXPECT_EQ(c.run.output_dir, "out/dambreak2d");
     EXPECT_GT(c.domain.max.z(), 3.0) << "headroom above the walls";
-    EXPECT_EQ(c.where.line, 10);
-    EXPECT_EQ(c.fluids[0].where.line, 15);
+    EXPECT_EQ(c.where.line, 14);
+    EXPECT_EQ(c.fluids[0].where.line, 19);
 }
 
 TEST(CaseReader, StillWater2d) {
@@ -89,12 +89,13 @@ TEST(CaseReader, StillWater2d) {
     EXPECT_DOUBLE_EQ(c.fluids[0].box.max.z(), 0.5);
     ASSERT_TRUE(c.tank.has_value());
     EXPECT_EQ(c.tank->faces, face_bottom | face_left | face_right);
-    expect_point(c.tank->box.max, 1.0, 0, 0.8);
+    expect_point(c.tank->box.max, 1.0, 0, 0.7);
+    EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::fourtakas);
     EXPECT_TRUE(c.obstacles.empty());
     EXPECT_DOUBLE_EQ(c.run.end_time, 2.0);
-    // No <domain>: walls span x in [-0.06, 1.06], z in [-0.06, 0.8]; grown by 10 % of 1.12.
+    // No <domain>: walls span x in [-0.06, 1.06], z in [-0.06, 0.7]; grown by 10 % of 1.12.
     expect_point(c.domain.min, -0.06 - 0.112, 0, -0.06 - 0.112);
-    expect_point(c.domain.max, 1.06 + 0.112, 0, 0.8 + 0.112);
+    expect_point(c.domain.max, 1.06 + 0.112, 0, 0.7 + 0.112);
 }
 
 TEST(CaseReader, Dambreak3d) {

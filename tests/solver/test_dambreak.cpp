@@ -5,8 +5,8 @@
 // within 2·dp (so a detached droplet or a lone particle ahead of the surge does not count),
 // plus dp/2 (the particle's half spacing: at t = 0 this gives exactly the column width 1 m).
 //
-// Parameters: dp = 0.02 m (50 × 100 particles in the column), coefh = 1.0, coefSound = 20,
-// Monaghan α = 0.3, Molteni–Colagrossi δ = 0.1 — the shipped cases/dambreak2d.xml.
+// The case is the shipped cases/dambreak2d.xml: dp = 0.02 m (50 × 100 particles in the column),
+// coefh = 1.0, coefSound = 20, Monaghan α = 0.3, Molteni–Colagrossi δ = 0.1.
 // Why α = 0.3: inviscid WCSPH runs ahead of this experiment, which was slowed in its first
 // 0.2 s by the gate removal and by bed friction (Colagrossi & Landrini 2003 and most SPH
 // studies report the same lead). Measured on this solver at dp = 0.02 m: α = 0.01 leads by up
@@ -14,7 +14,7 @@
 // coefh = 1.2, α = 0.1 the lead is at most 7 %. The effective viscosity α·h·c0/8 ≈ 0.09 m²/s
 // stands in for those losses; the later front speed (t > 0.4 s) matches for every α.
 
-#include "cases.h"
+#include "case_reader.h"
 #include "simulation.h"
 
 #include <gtest/gtest.h>
@@ -86,12 +86,13 @@ TEST(DamBreak2D, FrontAgreesWithKoshizukaOka) {
                    measured.end());
     ASSERT_GE(measured.size(), 10u) << "unexpected content in " << path;
 
-    const double dp = 0.02;
-    Case c = test::dambreak_case(dp);
-    c.constants.coefh = 1.0;
-    c.constants.coef_sound = 20.0;
-    c.physics.viscosity = ViscosityKind::artificial;
-    c.physics.viscosity_value = 0.3;
+    // The shipped default case is the validated one.
+    const Case c = read_case(std::string(SLUICE_CASES_DIR) + "/dambreak2d.xml");
+    const double dp = c.dp;
+    ASSERT_EQ(c.dimension, 2);
+    ASSERT_EQ(c.fluids.size(), 1u);
+    ASSERT_EQ(c.fluids[0].box.max.x(), 1.0);
+    ASSERT_EQ(c.fluids[0].box.max.z(), 2.0);
     auto sim = make_simulation(c, Backend::cpu);
     EXPECT_NEAR(front_position(sim->snapshot(), dp), 1.0, 1e-6);
 

@@ -2,6 +2,7 @@
 // failure detection, exclusion of particles leaving the domain, determinism across neighbour
 // modules and thread counts, 3D, the unavailable CUDA backend.
 
+#include "case_reader.h"
 #include "cases.h"
 #include "cpu_backend.h"
 #include "simulation.h"
@@ -36,15 +37,19 @@ double max_fluid_speed(const Snapshot& s) {
     return v;
 }
 
-/// Still water 0.5 m deep in a 1 m wide tank (cases.h), run for `duration`.
+/// Still water 0.5 m deep in a 1 m wide tank: the shipped cases/still_water2d.xml, run for
+/// `duration`.
 ///
 /// Bottom pressure: the mean pressure of the fluid particles in the two lowest layers
 /// (z < 2dp), corrected to the floor with the hydrostatic gradient of their mean height,
 /// p_bottom = mean(p) + ρ0·g·mean(z); expected ρ0·g·H with H = 0.5 m, the initial depth (the
 /// weight of the water per unit floor length does not change).
 void check_still_water(IntegratorKind integrator, double duration) {
-    const double dp = 0.02, depth = 0.5;
-    Case c = test::still_water_case(dp);
+    const double depth = 0.5;
+    Case c = read_case(std::string(SLUICE_CASES_DIR) + "/still_water2d.xml");
+    const double dp = c.dp;
+    ASSERT_EQ(dp, 0.02);
+    ASSERT_EQ(c.fluids[0].box.max.z(), depth);
     c.physics.integrator = integrator;
     auto sim = make_simulation(c, Backend::cpu);
     run_until(*sim, duration);
