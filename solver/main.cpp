@@ -6,6 +6,7 @@
 
 #include "case_reader.h"
 #include "cli_progress.h"
+#include "cpu_backend.h"
 #include "output.h"
 #include "simulation.h"
 
@@ -145,6 +146,26 @@ std::string format_bytes(double bytes) {
     return s.str();
 }
 
+/// "nx × nz" or "nx × ny × nz": the bins of the grid over the case's domain.
+std::string grid_dims_text(const Case& c, double support) {
+    auto text = [](const auto& grid, int d) {
+        std::ostringstream s;
+        for (int k = 0; k < d; ++k)
+            s << (k ? " x " : "") << grid.dims[k];
+        return s.str();
+    };
+    const float radius = static_cast<float>(support);
+    const Eigen::Vector3f lo = c.domain.min.cast<float>(), hi = c.domain.max.cast<float>();
+    if (c.dimension == 2)
+        return text(make_grid<2>(Vec<2>{{lo.x(), lo.z()}}, Vec<2>{{hi.x(), hi.z()}}, radius,
+                                 c.neighbours.bin_width),
+                    2);
+    return text(make_grid<3>(Vec<3>{{lo.x(), lo.y(), lo.z(), 0.0f}},
+                             Vec<3>{{hi.x(), hi.y(), hi.z(), 0.0f}}, radius,
+                             c.neighbours.bin_width),
+                3);
+}
+
 int check(const Options& o) {
     const Case c = load_case(o);
     const auto sim = make_simulation(c, o.backend);
@@ -158,18 +179,22 @@ int check(const Options& o) {
               << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
               << "  c0              " << k.speed_of_sound << " m/s\n"
               << "  initial dt      " << k.initial_dt << " s\n";
-    const Grid grid = describe_grid(c, k.support);
-    std::cout << "  neighbours      " << c.neighbours.name() << "\n"
-              << "  grid            " << grid.text << " = " << grid.bins << " bins\n"
-              << "  memory (est.)   " << format_bytes(estimate_memory_bytes(c, n, grid.bins))
-              << " on the " << sim->backend_name() << " backend\n"
+    const MemoryEstimate memory = estimate_cpu_memory(c, n.fluid + n.boundary);
+    std::cout << "  neighbours      " << c.neighbours.name() << ", grid "
+              << grid_dims_text(c, k.support) << " = " << memory.bins << " bins of "
+              << c.neighbours.bin_width * k.support << " m\n"
+              << "  memory (est.)   " << format_bytes(static_cast<double>(memory.total())) << " ("
+              << memory.bytes_per_particle << " B per particle + "
+              << format_bytes(static_cast<double>(memory.grid_bytes)) << " grid)\n"
               << "  run             end time " << c.run.end_time << " s, output every "
               << c.run.output_interval << " s to " << c.run.output_dir << "\n";
     return exit_ok;
 }
 
 std::atomic<bool> interrupted{false};
-extern "C" void on_interrupt(int) { interrupted = true; }
+extern "C" void on_interrupt(int) {
+    interrupted = true;
+}
 
 int run(const Options& o) {
     const Case c = load_case(o);
@@ -188,11 +213,12 @@ int run(const Options& o) {
     summary.speed_of_sound = sim->constants().speed_of_sound;
 
     SnapshotSeriesWriter writer(c.run.output_dir, c.name);
-    const std::filesystem::path summary_path = std::filesystem::path(c.run.output_dir) / "summary.json";
+    const std::filesystem::path summary_path =
+        std::filesystem::path(c.run.output_dir) / "summary.json";
     std::cout << "sluice: " << c.name << " (" << c.dimension << "D), " << summary.initial.fluid
               << " fluid + " << summary.initial.boundary << " boundary particles, "
-              << summary.neighbour_module << " on " << summary.backend << ", to t = "
-              << c.run.end_time << " s\n";
+              << summary.neighbour_module << " on " << summary.backend
+              << ", to t = " << c.run.end_time << " s\n";
 
     double output_seconds = 0.0;
     double last_written_time = -1.0;
@@ -200,7 +226,8 @@ int run(const Options& o) {
         const auto t0 = std::chrono::steady_clock::now();
         writer.write(sim->snapshot());
         last_written_time = sim->time();
-        output_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        output_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     auto finish_summary = [&](const std::string& status, const std::string& failure) {
         summary.status = status;
@@ -220,7 +247,7 @@ int run(const Options& o) {
     std::signal(SIGTERM, on_interrupt);
     write_snapshot();
     ProgressReporter progress(c.run.end_time);
-    std::uint64_t excluded_reported = summary.initial.excluded;
+    std::uint64_t excluded_count = summary.initial.excluded;
     // Output times are k·interval; a snapshot is written at the first step that reaches one.
     std::uint64_t next_output = 1;
     // A tolerance of a millionth of the interval keeps rounding from skipping an output time.
@@ -237,13 +264,13 @@ int run(const Options& o) {
             finish_summary("failed", failure.what());
             return exit_simulation_failure;
         }
-        const ParticleCounts n = sim->counts();
-        if (n.excluded > excluded_reported) {
-            progress.log_line("t = " + std::to_string(sim->time()) + " s: " +
-                              std::to_string(n.excluded - excluded_reported) +
-                              " fluid particle(s) left the domain (" + std::to_string(n.excluded) +
-                              " excluded in all)");
-            excluded_reported = n.excluded;
+        for (const Exclusion& e : sim->take_exclusions()) {
+            ++excluded_count;
+            std::ostringstream line;
+            line << "t = " << e.time << " s (step " << e.step << "): fluid particle " << e.id
+                 << " left the domain at (" << e.position[0] << ", " << e.position[1] << ", "
+                 << e.position[2] << ") m and is excluded (" << excluded_count << " in all)";
+            progress.log_line(line.str());
         }
         if (sim->time() + slack >= next_output * c.run.output_interval) {
             write_snapshot();
@@ -253,7 +280,8 @@ int run(const Options& o) {
         progress.update(sim->time(), sim->steps());
         if (interrupted) {
             progress.finish();
-            std::cerr << "sluice: interrupted at t = " << sim->time() << " s; writing a last snapshot\n";
+            std::cerr << "sluice: interrupted at t = " << sim->time()
+                      << " s; writing a last snapshot\n";
             write_snapshot();
             finish_summary("interrupted", "interrupted by signal");
             return exit_interrupted;
@@ -266,7 +294,8 @@ int run(const Options& o) {
     std::cout << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
               << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
               << summary.final_counts.excluded << " particle(s) excluded\n"
-              << "sluice: open " << (std::filesystem::path(c.run.output_dir) / (c.name + ".pvd")).string()
+              << "sluice: open "
+              << (std::filesystem::path(c.run.output_dir) / (c.name + ".pvd")).string()
               << " in ParaView\n";
     return exit_ok;
 }

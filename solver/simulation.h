@@ -68,8 +68,15 @@ public:
     virtual std::vector<Exclusion> take_exclusions() = 0;
 };
 
+/// The requested backend cannot run here (no CUDA in this build, or no GPU). The CLI maps it to
+/// exit code 2, like other bad input.
+class BackendUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 /// Generates the particles of the case and sets up the chosen backend.
-/// \throws std::runtime_error when the backend is unavailable (e.g. cuda without a GPU or
+/// \throws BackendUnavailable when the backend cannot run here (e.g. cuda without a GPU or
 ///         without CUDA support in this build), with a message saying so.
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend);
 
