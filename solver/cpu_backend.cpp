@@ -18,6 +18,11 @@ namespace sluice {
 
 namespace {
 
+/// Loops that do a few memory operations per particle (gather, integration, checks) run on
+/// one thread below this size: an OpenMP fork/join costs more than they do, and far more when
+/// the cores are shared with other processes. The interaction pass is always parallel.
+constexpr std::int64_t parallel_threshold = 50000;
+
 template <int D>
 Vec<D> to_vec(const Eigen::Vector3d& p) {
     Vec<D> v{};
@@ -87,7 +92,7 @@ void gather(std::vector<T>& a, std::vector<T>& scratch,
         return;
     scratch.resize(a.size());
     const std::int64_t n = static_cast<std::int64_t>(a.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
     for (std::int64_t k = 0; k < n; ++k)
         scratch[k] = a[permutation[k]];
     a.swap(scratch);
@@ -259,7 +264,7 @@ template <int D>
 void CpuSimulation<D>::interact() {
     StageClock clock(stage_seconds_[interaction]);
     const std::int64_t n = active_;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
     for (std::int64_t i = 0; i < n; ++i)
         pressure_[i] = tait_pressure(fluid_, density_[i]);
     // Runtime choice → compiled instantiation, once per pass (DESIGN.md).
@@ -291,7 +296,7 @@ void CpuSimulation<D>::step() {
             const float dt = static_cast<float>(dt_);
             const IntegratorArrays<D> a = integrator_arrays();
             const std::int64_t n = active_;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
             for (std::int64_t i = 0; i < n; ++i)
                 symplectic_predict(a, static_cast<std::uint32_t>(i), dt, rho0);
         }
@@ -301,7 +306,7 @@ void CpuSimulation<D>::step() {
         const float dt = static_cast<float>(dt_);
         const IntegratorArrays<D> a = integrator_arrays();
         const std::int64_t n = active_;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
         for (std::int64_t i = 0; i < n; ++i)
             symplectic_correct(a, static_cast<std::uint32_t>(i), dt, rho0);
     } else {
@@ -313,7 +318,7 @@ void CpuSimulation<D>::step() {
         const bool euler = steps_ % static_cast<std::uint64_t>(verlet_reset_) == 0;
         const IntegratorArrays<D> a = integrator_arrays();
         const std::int64_t n = active_;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
         for (std::int64_t i = 0; i < n; ++i)
             verlet_update(a, static_cast<std::uint32_t>(i), dt, euler, rho0);
     }
@@ -332,7 +337,7 @@ void CpuSimulation<D>::check() {
                density_[k] < density_min_ || density_[k] > density_max_;
     };
     std::int64_t bad_count = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad_count)
+#pragma omp parallel for schedule(static) reduction(+ : bad_count) if (n >= parallel_threshold)
     for (std::int64_t k = 0; k < n; ++k)
         bad_count += bad(k) ? 1 : 0;
     if (bad_count == 0)
