@@ -257,7 +257,7 @@ int run(const Options& o) {
             sim->step();
         } catch (const SimulationFailure& failure) {
             progress.finish();
-            std::cerr << "sluice: simulation failed: " << failure.what() << "\n";
+            std::cerr << "sluice: " << failure.what() << "\n";
             const std::filesystem::path failed = writer.write_failure(sim->snapshot());
             std::cerr << "sluice: failing state written to " << failed.string()
                       << "; the last good output is kept in " << c.run.output_dir << "\n";

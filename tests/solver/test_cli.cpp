@@ -1,0 +1,178 @@
+// The `sluice` command line as a user meets it: exit codes, messages, and the files a run
+// leaves (complete ones only, also when it fails).
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int exit_code = -1;
+    std::string output; ///< stdout and stderr together
+};
+
+/// Runs `sluice ARGS` in `dir` and captures its output and exit code.
+Result sluice(const std::string& args, const fs::path& dir = fs::temp_directory_path()) {
+    const std::string command =
+        "cd '" + dir.string() + "' && '" SLUICE_BINARY_DIR "/bin/sluice' " + args + " 2>&1";
+    Result r;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe)
+        return r;
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe))
+        r.output += buffer;
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+/// A fresh folder per test, removed afterwards.
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        dir_ = fs::temp_directory_path() / ("sluice_cli_" + std::string(info->name()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    fs::path write(const std::string& name, const std::string& text) {
+        std::ofstream(dir_ / name) << text;
+        return dir_ / name;
+    }
+
+    /// Checks that `out` holds a complete series: the .pvd parses, lists `expected` files that
+    /// all exist, and no temporary file is left behind.
+    void expect_complete_series(const fs::path& out, const std::string& name) {
+        tinyxml2::XMLDocument pvd;
+        ASSERT_EQ(pvd.LoadFile((out / (name + ".pvd")).c_str()), tinyxml2::XML_SUCCESS);
+        const auto* collection = pvd.FirstChildElement("VTKFile")->FirstChildElement("Collection");
+        ASSERT_NE(collection, nullptr);
+        int listed = 0;
+        for (const auto* e = collection->FirstChildElement("DataSet"); e;
+             e = e->NextSiblingElement("DataSet")) {
+            EXPECT_TRUE(fs::exists(out / e->Attribute("file"))) << e->Attribute("file");
+            ++listed;
+        }
+        EXPECT_GE(listed, 1);
+        for (const auto& entry : fs::directory_iterator(out))
+            EXPECT_FALSE(contains(entry.path().filename().string(), ".tmp"))
+                << "temporary file left: " << entry.path();
+    }
+
+    fs::path dir_;
+};
+
+const std::string small_case = R"(<sluice name="small" dimension="2">
+  <geometry dp="0.05">
+    <fluid min="0 0" max="0.5 0.5"/>
+    <tank min="0 0" max="1 1" faces="bottom left right"/>
+  </geometry>
+  <run endTime="0.05" outputInterval="0.01"/>
+</sluice>
+)";
+
+TEST_F(Cli, HelpAndVersion) {
+    Result help = sluice("--help");
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_TRUE(contains(help.output, "sluice run CASE.xml"));
+    EXPECT_TRUE(contains(help.output, "--neighbours C/Q/W"));
+    Result version = sluice("--version");
+    EXPECT_EQ(version.exit_code, 0);
+    EXPECT_TRUE(contains(version.output, "sluice " SLUICE_VERSION));
+}
+
+TEST_F(Cli, CheckPrintsWhatARunWouldUse) {
+    const Result r = sluice("check '" SLUICE_CASES_DIR "/dambreak2d.xml'");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char* part : {"valid", "5000 fluid", "1518 boundary", "h ", "c0 ", "initial dt",
+                             "grid ", "bins", "memory"})
+        EXPECT_TRUE(contains(r.output, part)) << part << " missing in:\n" << r.output;
+}
+
+TEST_F(Cli, MalformedCaseNamesFileAndLineAndExits2) {
+    const fs::path bad = write("bad.xml", R"(<sluice name="bad" dimension="2">
+  <geometry dp="0.05">
+    <fluid min="0 0" max="0.5 0.5"/>
+  </geometry>
+  <run endtime="1"/>
+</sluice>
+)");
+    for (const char* command : {"check", "run"}) {
+        const Result r = sluice(std::string(command) + " bad.xml", dir_);
+        EXPECT_EQ(r.exit_code, 2) << r.output;
+        EXPECT_TRUE(contains(r.output, "bad.xml:5: ")) << r.output;
+        EXPECT_TRUE(contains(r.output, "did you mean 'endTime'")) << r.output;
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << "a rejected case must not run or write anything";
+}
+
+TEST_F(Cli, BadCommandLinesExit2) {
+    write("small.xml", small_case);
+    for (const char* args :
+         {"", "frobnicate small.xml", "run", "run small.xml --frob", "run small.xml --end-time -1",
+          "run small.xml --end-time", "run small.xml --neighbours bucket/strips/1",
+          "run small.xml --neighbours counting-sort/strips/2", "run small.xml --backend fpga",
+          "run small.xml other.xml", "run missing.xml"}) {
+        const Result r = sluice(args, dir_);
+        EXPECT_EQ(r.exit_code, 2) << "sluice " << args << "\n" << r.output;
+    }
+    EXPECT_TRUE(contains(sluice("run small.xml --neighbours bucket/strips/1", dir_).output,
+                         "counting-sort, radix-sort"));
+}
+
+TEST_F(Cli, RunWritesSeriesAndSummary) {
+    write("small.xml", small_case);
+    const Result r =
+        sluice("run small.xml --out results --neighbours radix-sort/moore/0.5 --backend cpu", dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const fs::path out = dir_ / "results";
+    expect_complete_series(out, "small");
+    // t = 0, 0.01 … 0.05: six snapshots.
+    EXPECT_TRUE(fs::exists(out / "small_0005.vtp"));
+    std::ifstream summary(out / "summary.json");
+    const std::string json((std::istreambuf_iterator<char>(summary)), {});
+    EXPECT_TRUE(contains(json, R"("status": "completed")")) << json;
+    EXPECT_TRUE(contains(json, R"("neighbour_module": "radix-sort/moore/0.5")")) << json;
+    EXPECT_TRUE(contains(json, R"("snapshots": 6)")) << json;
+    EXPECT_TRUE(contains(json, R"("interaction")")) << json;
+}
+
+TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {
+    // c0 = 0.5·sqrt(g·H): far below the flow speed, so the density runs away.
+    write("unstable.xml", R"(<sluice name="unstable" dimension="2">
+  <constants coefSound="0.5"/>
+  <geometry dp="0.04">
+    <fluid min="0 0" max="1 2"/>
+    <tank min="0 0" max="4 3" faces="bottom left right"/>
+  </geometry>
+  <run endTime="5" outputInterval="0.05" output="unstable_out"/>
+</sluice>
+)");
+    const Result r = sluice("run unstable.xml", dir_);
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_TRUE(contains(r.output, "failed at step ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "id ")) << r.output;
+    const fs::path out = dir_ / "unstable_out";
+    expect_complete_series(out, "unstable");
+    EXPECT_TRUE(fs::exists(out / "unstable_failed.vtp"));
+    std::ifstream summary(out / "summary.json");
+    const std::string json((std::istreambuf_iterator<char>(summary)), {});
+    EXPECT_TRUE(contains(json, R"("status": "failed")")) << json;
+}
+
+} // namespace
