@@ -35,6 +35,11 @@ Result sluice(const std::string& args, const fs::path& dir = fs::temp_directory_
     return r;
 }
 
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
@@ -144,8 +149,7 @@ TEST_F(Cli, RunWritesSeriesAndSummary) {
     expect_complete_series(out, "small");
     // t = 0, 0.01 … 0.05: six snapshots.
     EXPECT_TRUE(fs::exists(out / "small_0005.vtp"));
-    std::ifstream summary(out / "summary.json");
-    const std::string json((std::istreambuf_iterator<char>(summary)), {});
+    const std::string json = read_file(out / "summary.json");
     EXPECT_TRUE(contains(json, R"("status": "completed")")) << json;
     EXPECT_TRUE(contains(json, R"("neighbour_module": "radix-sort/moore/0.5")")) << json;
     EXPECT_TRUE(contains(json, R"("snapshots": 6)")) << json;
@@ -170,8 +174,7 @@ TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {
     const fs::path out = dir_ / "unstable_out";
     expect_complete_series(out, "unstable");
     EXPECT_TRUE(fs::exists(out / "unstable_failed.vtp"));
-    std::ifstream summary(out / "summary.json");
-    const std::string json((std::istreambuf_iterator<char>(summary)), {});
+    const std::string json = read_file(out / "summary.json");
     EXPECT_TRUE(contains(json, R"("status": "failed")")) << json;
 }
 
