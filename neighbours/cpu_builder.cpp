@@ -13,13 +13,11 @@ void CpuNeighbourBuilder<D>::build(const Vec<D>* positions, std::uint32_t n,
     grid_ = grid;
     radius_ = radius;
     const std::uint32_t nbins = grid.bin_count();
-    const std::uint32_t excluded_key = nbins; // sorts after every real bin
 
+    // Key nbins (excluded) sorts after every real bin.
     keys_.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        const bool outside = policy == OutsidePolicy::exclude && !grid.contains(positions[i]);
-        keys_[i] = outside ? excluded_key : grid.bin_of(positions[i]);
-    }
+    for (std::uint32_t i = 0; i < n; ++i)
+        keys_[i] = bin_key(grid, positions[i], policy);
 
     permutation_.resize(n);
     // One extra counter for the excluded particles; pbm_ keeps nbins + 1 entries.

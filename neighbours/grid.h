@@ -80,6 +80,16 @@ enum class OutsidePolicy {
             ///< pbm[nbins] counts only the binned ones, and queries never see it
 };
 
+/// The sort key of a position, shared by every builder (CPU and CUDA): its linear bin, or
+/// grid.bin_count() — which sorts after every real bin — for a position that `policy` excludes.
+template <int D>
+SLUICE_HD SLUICE_INLINE std::uint32_t bin_key(const GridSpec<D>& grid, const Vec<D>& x,
+                                              OutsidePolicy policy) {
+    if (policy == OutsidePolicy::exclude && !grid.contains(x))
+        return grid.bin_count();
+    return grid.bin_of(x);
+}
+
 /// Builds the grid that covers the box [lo, hi] with bins of edge bin_width · radius.
 /// Every axis gets at least one bin; the upper edge is rounded up to a whole bin.
 /// \throws std::invalid_argument on a non-positive radius, a bin width outside (0, 1], an empty

@@ -33,23 +33,74 @@ struct NeighbourView {
     SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
 };
 
-/// Squared distance used by every query and by the brute-force reference (same float ops).
+/// Squared distance used by every query and by the brute-force reference. On the device the
+/// products and sums are rounded one by one (no fused multiply-add), exactly as the host computes
+/// them, so the CPU and CUDA backends find bit-identical neighbour sets.
 template <int D>
 SLUICE_HD SLUICE_INLINE float neighbour_distance2(const Vec<D>& rij) {
+#if defined(__CUDA_ARCH__)
+    float s = __fmul_rn(rij[0], rij[0]);
+    SLUICE_UNROLL
+    for (int k = 1; k < D; ++k)
+        s = __fadd_rn(s, __fmul_rn(rij[k], rij[k]));
+    return s;
+#else
     return norm2(rij);
+#endif
 }
 
 namespace detail {
+
+/// A position of the view. On the device: one 16-byte (3D) or 8-byte (2D) load through the
+/// read-only data cache, which the compiler may hoist above the visitor's stores.
+template <int D>
+SLUICE_HD SLUICE_INLINE Vec<D> load_position(const Vec<D>* p) {
+#if defined(__CUDA_ARCH__)
+    Vec<D> v;
+    if constexpr (D == 3) {
+        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+        v.c[0] = q.x, v.c[1] = q.y, v.c[2] = q.z, v.c[3] = q.w;
+    } else {
+        const float2 q = __ldg(reinterpret_cast<const float2*>(p));
+        v.c[0] = q.x, v.c[1] = q.y;
+    }
+    return v;
+#else
+    return *p;
+#endif
+}
+
+/// A PBM entry (read-only cache on the device).
+SLUICE_HD SLUICE_INLINE std::uint32_t load_pbm(const std::uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+
+/// Candidates per batch of visit_range: their positions are loaded before the first distance
+/// test, so that this many loads are in flight at once on the device.
+constexpr int candidate_batch = 4;
 
 template <int D, class VisitorT>
 SLUICE_HD SLUICE_INLINE void visit_range(const NeighbourView<D>& view, const Vec<D>& x,
                                          std::uint32_t begin, std::uint32_t end,
                                          VisitorT& visitor) {
-    for (std::uint32_t j = begin; j < end; ++j) {
-        const Vec<D> rij = x - view.positions[j];
-        const float r2 = neighbour_distance2(rij);
-        if (r2 < view.radius2)
-            visitor(j, rij, r2);
+    for (std::uint32_t j = begin; j < end; j += candidate_batch) {
+        // Past the end of the range the last candidate is loaded again (a cache hit) and
+        // skipped below: every load is valid and none is predicated.
+        Vec<D> xj[candidate_batch];
+        SLUICE_UNROLL
+        for (int u = 0; u < candidate_batch; ++u)
+            xj[u] = load_position(view.positions + (j + u < end ? j + u : end - 1));
+        SLUICE_UNROLL
+        for (int u = 0; u < candidate_batch; ++u) {
+            const Vec<D> rij = x - xj[u];
+            const float r2 = neighbour_distance2(rij);
+            if (j + u < end && r2 < view.radius2)
+                visitor(j + u, rij, r2);
+        }
     }
 }
 
@@ -58,16 +109,22 @@ template <class QueryT, int D, class VisitorT>
 SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D>& x,
                                        std::uint32_t row_start, int lo_x, int hi_x,
                                        VisitorT& visitor) {
+    const std::uint32_t* row = view.pbm + row_start;
     if constexpr (std::is_same_v<QueryT, StripsQuery>) {
         // Strips (thesis Alg. 7): the row's bins are contiguous in bin order, so the whole row
-        // is one range of the storage array.
-        visit_range(view, x, view.pbm[row_start + lo_x], view.pbm[row_start + hi_x + 1], visitor);
+        // is one range of the storage array: two PBM loads per row.
+        visit_range(view, x, load_pbm(row + lo_x), load_pbm(row + hi_x + 1), visitor);
     } else {
         static_assert(std::is_same_v<QueryT, MooreQuery>,
                       "QueryT must be MooreQuery or StripsQuery");
-        // Moore neighbourhood (thesis Alg. 5): bin by bin.
-        for (int bx = lo_x; bx <= hi_x; ++bx)
-            visit_range(view, x, view.pbm[row_start + bx], view.pbm[row_start + bx + 1], visitor);
+        // Moore neighbourhood (thesis Alg. 5): bin by bin. A bin's end is the next bin's begin,
+        // so each PBM entry of the row is loaded once.
+        std::uint32_t begin = load_pbm(row + lo_x);
+        for (int bx = lo_x; bx <= hi_x; ++bx) {
+            const std::uint32_t end = load_pbm(row + bx + 1);
+            visit_range(view, x, begin, end, visitor);
+            begin = end;
+        }
     }
 }
 

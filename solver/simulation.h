@@ -7,9 +7,12 @@
 #include "case_model.h"
 #include "snapshot.h"
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sluice {
 
@@ -33,6 +36,16 @@ struct DerivedConstants {
     double b = 0.0;              ///< Tait coefficient c0²ρ0/γ (Pa)
 };
 
+/// A fluid particle that left the domain. The first neighbour-structure build that finds it
+/// outside excludes it: from then on it is frozen, invisible to every neighbour query, left out
+/// of snapshots and counted in ParticleCounts::excluded.
+struct Exclusion {
+    std::uint32_t id = 0;
+    std::uint64_t step = 0;          ///< the step (1-based) during which it was excluded
+    double time = 0.0;               ///< s, the time at the end of that step
+    std::array<float, 3> position{}; ///< m, where it stays frozen (2D: y = 0)
+};
+
 class Simulation {
 public:
     virtual ~Simulation() = default;
@@ -49,6 +62,10 @@ public:
     virtual StageTimes stage_times() const = 0;
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
+
+    /// Exclusions since the last call, by ascending id; each is reported exactly once. The CLI
+    /// logs them (summary.json has the count from counts()).
+    virtual std::vector<Exclusion> take_exclusions() = 0;
 };
 
 /// Generates the particles of the case and sets up the chosen backend.
