@@ -37,7 +37,9 @@ __global__ void __launch_bounds__(block_size)
         active ? bin_key(grid, detail::load_position(positions + i), policy) : 0xFFFFFFFFu;
 
     const unsigned lane = threadIdx.x & 31u;
-    const bool head = lane == 0 || __shfl_up_sync(full_warp, key, 1) != key;
+    // Every lane must execute the shuffle (full mask): no short-circuit around it.
+    const std::uint32_t previous_key = __shfl_up_sync(full_warp, key, 1);
+    const bool head = lane == 0 || previous_key != key;
     const unsigned heads = __ballot_sync(full_warp, head);
     const unsigned up_to_me = full_warp >> (31u - lane); // lanes 0..lane
     const int run_first = 31 - __clz(heads & up_to_me);  // head of my run

@@ -20,7 +20,8 @@ namespace sluice {
 
 /// What a query reads: the grid, the PBM and the positions in bin order. Trivially copyable;
 /// kernels take it by value. Pointers are device pointers on the CUDA backend, host ones on the
-/// CPU backend.
+/// CPU backend. On the device the query reads both arrays through the read-only data cache: a
+/// kernel that queries a view must not write its PBM or positions (write to another array).
 template <int D>
 struct NeighbourView {
     GridSpec<D> grid;

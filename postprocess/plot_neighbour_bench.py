@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-MARKERS = {"circles-0": "o", "circles-200": "s", "lattice": "^", "circles-run": "D"}
+MARKERS = {"circles-0": "o", "circles-200": "s", "lattice": "^"}
 
 
 def load(path):
@@ -50,7 +50,9 @@ def plot_query_time(rows, dim, n, out_dir):
         for index, (q, w) in enumerate(modules):
             sel = (rows["query"] == q) & (np.abs(rows["bin_width"] - w) < 1e-4)
             for dist, marker in MARKERS.items():
-                s = sel & (rows["distribution"] == dist) & np.isfinite(rows[column])
+                # circles-run rows carry no neighbour statistics (time over a whole run).
+                s = (sel & (rows["distribution"] == dist) & np.isfinite(rows[column]) &
+                     (rows["neighbours_per_particle"] > 0))
                 if not s.any():
                     continue
                 order = np.argsort(rows["neighbours_per_particle"][s])
@@ -113,12 +115,16 @@ def plot_construction(rows, dim, out_dir):
                    zip(rows["construction"], rows["bin_width"], rows["target_neighbours"])})
     for ax, column, title in ((axes[0], "build_presorted_ms", "presorted input"),
                               (axes[1], "build_shuffled_ms", "shuffled input")):
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        shades = sorted({(w, t) for _, w, t in keys}, key=lambda k: (-k[0], k[1]))
         for c, w, t in keys:
             s = ((rows["construction"] == c) & (np.abs(rows["bin_width"] - w) < 1e-4) &
                  (rows["target_neighbours"] == t))
             order = np.argsort(rows["n"][s])
             ax.plot(rows["n"][s][order], rows[column][s][order],
-                    marker="o", linestyle="-" if c == "counting-sort" else "--",
+                    marker="o" if c == "counting-sort" else "x",
+                    linestyle="-" if c == "counting-sort" else "--",
+                    color=colors[shades.index((w, t)) % len(colors)],
                     label=f"{c}/{module_label('', w)[1:]} ~{t}")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -146,8 +152,13 @@ def main():
     written = []
     for dim in sorted(set(rows["dim"])):
         by_dim = rows[rows["dim"] == dim]
-        for n in sorted(set(by_dim["n"])):
-            by_n = by_dim[by_dim["n"] == n]
+        # A lattice holds m^D particles, close to but not exactly the requested n: group sizes
+        # within a few percent (equal to one decimal of log10 n), named by the Circles n.
+        size_class = np.round(np.log10(by_dim["n"].astype(float)), 1)
+        for c in sorted(set(size_class)):
+            by_n = by_dim[size_class == c]
+            n = int(np.max(by_n["n"][by_n["distribution"] != "lattice"])
+                    if (by_n["distribution"] != "lattice").any() else np.max(by_n["n"]))
             written.append(plot_query_time(by_n, dim, n, args.out))
             written.append(plot_speedup(by_n, dim, n, args.out))
         written.append(plot_construction(by_dim, dim, args.out))

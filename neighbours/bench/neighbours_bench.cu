@@ -478,6 +478,7 @@ struct QueryResult {
     double count_ms = std::nan(""), circles_ms = std::nan("");
     double candidates = 0, neighbours = 0, ranges = 0; ///< per particle
     double bytes_circles = 0, bytes_count = 0;         ///< logical bytes per query
+    double run_median_ms = std::nan("");               ///< circles-run: median over the steps
 };
 
 struct Row {
@@ -508,11 +509,15 @@ std::string module_name(Construction c, const std::string& q, float w) {
     return std::string(construction_name(c)) + "/" + q + "/" + width_name(w);
 }
 
-std::string stage_string(const std::vector<std::pair<std::string, double>>& stages) {
+/// "clear:0.0039|histogram:0.0123|..." (CSV) or "clear 0.0039, histogram 0.0123, ..." (markdown,
+/// where '|' would split the table cell).
+std::string stage_string(const std::vector<std::pair<std::string, double>>& stages,
+                         bool markdown = false) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(4);
     for (std::size_t i = 0; i < stages.size(); ++i)
-        s << (i ? "|" : "") << stages[i].first << ":" << stages[i].second;
+        s << (i ? (markdown ? ", " : "|") : "") << stages[i].first << (markdown ? " " : ":")
+          << stages[i].second;
     return s.str();
 }
 
@@ -575,7 +580,7 @@ public:
 
     /// The Circles model run for `steps` steps from `start` with counting-sort and each query
     /// and width: mean query and construction time over the steps (rows "circles-run"); returns
-    /// the final positions of the last module run (the circles-200 dataset).
+    /// the final state of the strips/0.5 run (or of the first run without one): circles-200.
     Dataset<D> run_circles(const Dataset<D>& start, int target, int steps) {
         const auto n = static_cast<std::uint32_t>(start.positions.size());
         cudaStream_t s = timer_.stream();
@@ -614,16 +619,21 @@ public:
                 }
                 QueryResult qr;
                 qr.circles_ms = query_sum / steps;
+                qr.run_median_ms = median(query_times);
                 qr.count_ms = std::nan("");
                 ConstructionResult br;
                 br.presorted_ms = build_sum / steps;
                 br.shuffled_ms = std::nan("");
                 std::ostringstream note;
-                note << start.note << "; mean over " << steps << " steps (median query "
-                     << std::setprecision(4) << median(query_times) << " ms)";
+                note << start.note << "; " << steps << " steps";
                 rows_.push_back(Row{D, n, "circles-run", target, note.str(),
                                     Construction::counting_sort, std::string(query_name(q)), w,
                                     grid.bin_count(), br, qr, true});
+                // circles-200 is the state reached with strips/0.5 (any module would do; this
+                // one is fixed so that the dataset does not depend on the options).
+                const bool canonical = std::holds_alternative<StripsQuery>(q) && w == 0.5f;
+                if (!final_positions.empty() && !canonical)
+                    continue;
                 final_positions.resize(n);
                 SLUICE_CUDA_CHECK(cudaDeviceSynchronize());
                 SLUICE_CUDA_CHECK(cudaMemcpy(final_positions.data(), d_a, n * sizeof(Vec<D>),
@@ -796,18 +806,9 @@ double speedup_vs_moore1(const std::vector<Row>& rows, const Row& r, bool circle
     return b / t;
 }
 
-void print_tables(const std::vector<Row>& rows, std::ostream& out) {
-    // Group by configuration, in order of appearance.
-    std::vector<const Row*> firsts;
-    for (const Row& r : rows) {
-        bool seen = false;
-        for (const Row* f : firsts)
-            seen = seen || (f->dim == r.dim && f->n == r.n && f->dist == r.dist &&
-                            f->target_neighbours == r.target_neighbours);
-        if (!seen)
-            firsts.push_back(&r);
-    }
-    for (const Row* f : firsts) {
+/// Markdown tables of the configuration (dimension, n, distribution, density) of `f`.
+void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out) {
+    {
         out << "\n### " << f->dim << "D, n = " << f->n << ", " << f->dist << ", ~"
             << f->target_neighbours << " neighbours (" << f->note << ")\n\n";
         const bool run = f->dist == "circles-run";
@@ -819,8 +820,8 @@ void print_tables(const std::vector<Row>& rows, std::ostream& out) {
                 << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         } else {
             out << "Circles model run (counting-sort construction every step):\n\n"
-                << "| query/binWidth | query ms (mean) | construction ms (mean) | "
-                   "speed-up vs moore/1 |\n|---|---:|---:|---:|\n";
+                << "| query/binWidth | query ms (mean) | query ms (median) | construction ms "
+                   "(mean) | speed-up vs moore/1 (mean) |\n|---|---:|---:|---:|---:|\n";
         }
         for (const Row& r : rows) {
             if (!(r.dim == f->dim && r.n == f->n && r.dist == f->dist &&
@@ -833,8 +834,8 @@ void print_tables(const std::vector<Row>& rows, std::ostream& out) {
             const QueryResult& q = r.query_result;
             if (run) {
                 out << "| " << r.query << "/" << width_name(r.width) << " | " << fmt(q.circles_ms)
-                    << " | " << fmt(r.build.presorted_ms, 4) << " | "
-                    << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
+                    << " | " << fmt(q.run_median_ms) << " | " << fmt(r.build.presorted_ms, 4)
+                    << " | " << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
                 continue;
             }
             const double cand_rate = q.candidates * r.n / (q.circles_ms * 1e-3) / 1e9;
@@ -847,7 +848,7 @@ void print_tables(const std::vector<Row>& rows, std::ostream& out) {
                 << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
         }
         if (run)
-            continue;
+            return;
         out << "\nConstruction (ms; stages from separate timed runs):\n\n"
             << "| construction/binWidth | bins | presorted | stages (presorted) | shuffled | "
                "stages (shuffled) |\n|---|---:|---:|---|---:|---|\n";
@@ -859,8 +860,9 @@ void print_tables(const std::vector<Row>& rows, std::ostream& out) {
                 continue; // one line per (construction, width)
             out << "| " << construction_name(r.construction) << "/" << width_name(r.width) << " | "
                 << r.bins << " | " << fmt(r.build.presorted_ms, 4) << " | "
-                << stage_string(r.build.presorted_stages) << " | " << fmt(r.build.shuffled_ms, 4)
-                << " | " << stage_string(r.build.shuffled_stages) << " |\n";
+                << stage_string(r.build.presorted_stages, true) << " | "
+                << fmt(r.build.shuffled_ms, 4) << " | "
+                << stage_string(r.build.shuffled_stages, true) << " |\n";
         }
     }
 }
@@ -922,8 +924,11 @@ void print_targets(const std::vector<Row>& rows, std::ostream& out) {
             const Row* moore = find_row(rows, r, r.construction, "moore", 1.0f);
             if (moore) {
                 const double ratio = moore->query_result.circles_ms / r.query_result.circles_ms;
-                out << "- query, 3D Circles " << r.dist << " 10^6 ~100: strips/0.5 "
-                    << fmt(r.query_result.circles_ms) << " ms, moore/1 "
+                out << "- query, 3D Circles " << r.dist << " 10^6 ~100"
+                    << (r.dist == "circles-run"
+                            ? std::string(" (mean over the run)")
+                            : " (measured " + fmt(r.query_result.neighbours, 1) + " neighbours)")
+                    << ": strips/0.5 " << fmt(r.query_result.circles_ms) << " ms, moore/1 "
                     << fmt(moore->query_result.circles_ms) << " ms: " << fmt(ratio, 2)
                     << "x (target >= 1.25x: " << (ratio >= 1.25 ? "met" : "MISSED")
                     << "; strips/0.5 < 1.5 ms: "
@@ -969,6 +974,16 @@ void print_device(std::ostream& out, int argc, char** argv, const Options& o) {
         << "; one thread per particle in bin order\n";
 }
 
+/// Prints the tables of the configuration just measured and rewrites the CSV, so that a run cut
+/// short still leaves every finished configuration behind.
+void report_last(const std::vector<Row>& rows, const Options& o) {
+    if (rows.empty())
+        return;
+    print_tables(rows, &rows.back(), std::cout);
+    std::cout << std::flush;
+    write_csv(rows, o.csv);
+}
+
 template <int D>
 void run_dimension(const Options& o, Timer& timer, std::vector<Row>& rows) {
     Bench<D> bench(o, timer, rows);
@@ -984,14 +999,20 @@ void run_dimension(const Options& o, Timer& timer, std::vector<Row>& rows) {
                 bench.tune(start);
                 continue;
             }
-            if (has("circles-0"))
+            if (has("circles-0")) {
                 bench.run(start, target);
+                report_last(rows, o);
+            }
             if (has("circles-200")) {
                 const Dataset<D> clustered = bench.run_circles(start, target, o.circles_steps);
+                report_last(rows, o);
                 bench.run(clustered, target);
+                report_last(rows, o);
             }
-            if (has("lattice"))
+            if (has("lattice")) {
                 bench.run(jittered_lattice<D>(n, target, seed + 1), target);
+                report_last(rows, o);
+            }
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::cerr << "done: " << D << "D n=" << n << " ~" << target << " neighbours ("
@@ -1022,7 +1043,6 @@ int main(int argc, char** argv) {
         SLUICE_CUDA_CHECK(cudaStreamDestroy(stream));
         if (o.tune)
             return 0;
-        print_tables(rows, std::cout);
         print_targets(rows, std::cout);
         write_csv(rows, o.csv);
         std::cout << "\nCSV: " << o.csv << std::endl;
