@@ -41,10 +41,18 @@ inline Case tank_case_2d(double dp, double width, double height, const Box& wate
 }
 
 /// Still water 0.5 m deep in a tank 1 m wide, with Fourtakas density diffusion, which keeps
-/// the hydrostatic density gradient (Fourtakas et al. 2019); see still_water2d.xml.
+/// the hydrostatic density gradient (Fourtakas et al. 2019); the parameters of
+/// cases/still_water2d.xml, spelled out rather than left to Case defaults.
 inline Case still_water_case(double dp) {
     Case c = tank_case_2d(dp, 1.0, 0.7, box(0.0, 0.0, 1.0, 0.5));
+    c.constants.coefh = 1.0;
+    c.constants.coef_sound = 20.0;
+    c.constants.cfl = 0.2;
+    c.physics.kernel = KernelKind::wendland_c2;
+    c.physics.viscosity = ViscosityKind::artificial;
+    c.physics.viscosity_value = 0.01;
     c.physics.diffusion = DensityDiffusionKind::fourtakas;
+    c.physics.diffusion_coef = 0.1;
     return c;
 }
 
