@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <array>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <numeric>
@@ -603,6 +605,7 @@ private:
     CudaOptions options_;
     std::uint32_t n_;
     std::uint32_t boundary_count_;
+    bool trace_ = std::getenv("SLUICE_CUDA_TRACE") != nullptr;
 
     cudaStream_t stream_ = nullptr;
     DeviceMemoryAccount account_;
@@ -672,6 +675,9 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
         throw std::invalid_argument(msg.str());
     }
 
+    if (trace_)
+        std::fprintf(stderr, "[sluice cuda] %u particles, %u bins: allocating\n", n_,
+                     grid_.bin_count());
     SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_)
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
@@ -705,6 +711,8 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     excluded_.assign(n_, false);
+    if (trace_)
+        std::fprintf(stderr, "[sluice cuda] set up\n");
 }
 
 template <int D>
@@ -719,6 +727,16 @@ CudaSimulation<D>::~CudaSimulation() {
 
 template <int D>
 void CudaSimulation<D>::mark(Stage finished) {
+    if (trace_) {
+        // Debugging aid (SLUICE_CUDA_TRACE set): wait for each stage and say so on stderr.
+        static const char* const names[] = {"construction", "reorder", "interaction", "integration",
+                                            "checks"};
+        std::fprintf(stderr, "[sluice cuda] step %llu: %s enqueued\n",
+                     static_cast<unsigned long long>(steps_ + 1), names[finished]);
+        SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        std::fprintf(stderr, "[sluice cuda] step %llu: %s done\n",
+                     static_cast<unsigned long long>(steps_ + 1), names[finished]);
+    }
     if (!options_.stage_timing)
         return;
     SLUICE_CUDA_CHECK(cudaEventRecord(events_[event_count_], stream_));

@@ -14,6 +14,9 @@
 /// check is fused into the last integration kernel. Per step, only a small block of scalars
 /// (dt, binned particle count, failure count) crosses to the host, and nothing is allocated.
 /// The particle layout is packed_particles.h's.
+///
+/// Debugging aid: with the environment variable SLUICE_CUDA_TRACE set, every stage of a step is
+/// waited for and reported on stderr, so a stage that hangs or fails is named.
 
 #include "case_model.h"
 #include "particles.h"

@@ -73,8 +73,10 @@ public:
     /// returned now. The simulation may step on meanwhile. The default (CPU backend) takes
     /// snapshot() at once; the CUDA backend copies to pinned host memory on a side stream and
     /// builds the Snapshot in the thread that calls get(). Each pending future holds a copy
-    /// slot; begin_snapshot() waits while every slot is held (CUDA backend: 2), so a writer that
-    /// falls behind slows the run down rather than filling memory.
+    /// slot until get() returns or the future is destroyed; begin_snapshot() waits while every
+    /// slot is held (CUDA backend: 2), so a writer that falls behind slows the run down rather
+    /// than filling memory. A thread that itself holds two unread futures must read or drop one
+    /// before it begins another (BackgroundSnapshotWriter does this for you).
     virtual std::future<Snapshot> begin_snapshot();
     virtual StageTimes stage_times() const = 0;
     virtual const DerivedConstants& constants() const = 0;

@@ -114,8 +114,8 @@ Case dambreak_3d(double dp) {
     water.box.min = Eigen::Vector3d(0, 0, 0);
     water.box.max = Eigen::Vector3d(0.15, 0.2, 0.2);
     c.fluids = {water};
-    c.domain.min = Eigen::Vector3d(-0.1, -0.1, -0.1);
-    c.domain.max = Eigen::Vector3d(0.5, 0.3, 0.4);
+    c.domain.min = Eigen::Vector3d(-0.2, -0.2, -0.2);
+    c.domain.max = Eigen::Vector3d(0.6, 0.4, 0.5);
     c.constants.coefh = 0.75; // h = 1.3 dp, as the benchmark
     return c;
 }
@@ -292,10 +292,11 @@ TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
         std::future<Snapshot> second = sim->begin_snapshot();
         const Snapshot later = sim->snapshot();
         sim->step();
+        const Snapshot a = first.get(); // both copy slots are held until here
         {
             std::future<Snapshot> dropped = sim->begin_snapshot(); // released unread
         }
-        const Snapshot a = first.get(), b = second.get();
+        const Snapshot b = second.get();
         EXPECT_EQ(a.time, now.time);
         EXPECT_EQ(a.step, now.step);
         EXPECT_EQ(b.step, later.step);
