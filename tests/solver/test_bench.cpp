@@ -166,7 +166,7 @@ TEST(BackgroundSnapshotWriter, WritesInOrderAndReportsErrorsOnce) {
 
 /// Benchmark driver (not a test): SLUICE_BENCH_CASE=case.xml [SLUICE_BENCH_STEPS=N]
 /// [SLUICE_BENCH_MODULES=all|LIST] [SLUICE_BENCH_DP=m] [SLUICE_BENCH_CSV=file]
-/// [SLUICE_BENCH_INTERACTION=queued|direct] [SLUICE_BENCH_BACKEND=cuda|cpu].
+/// [SLUICE_BENCH_INTERACTION=direct|queued] [SLUICE_BENCH_BACKEND=cuda|cpu].
 TEST(BenchDriver, RunsWhenAsked) {
     const char* path = std::getenv("SLUICE_BENCH_CASE");
     if (!path || !*path)
@@ -184,7 +184,9 @@ TEST(BenchDriver, RunsWhenAsked) {
     if (!env("SLUICE_BENCH_DP").empty())
         o.dp = std::stod(env("SLUICE_BENCH_DP"));
     o.csv_path = env("SLUICE_BENCH_CSV");
-    if (env("SLUICE_BENCH_INTERACTION") == "direct")
+    if (env("SLUICE_BENCH_INTERACTION") == "queued")
+        o.cuda.interaction = CudaInteraction::queued;
+    else if (env("SLUICE_BENCH_INTERACTION") == "direct")
         o.cuda.interaction = CudaInteraction::direct;
     if (env("SLUICE_BENCH_BACKEND") == "cpu")
         o.backend = Backend::cpu;

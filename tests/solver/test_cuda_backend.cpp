@@ -153,10 +153,10 @@ TEST(CudaBackend, AgreesWithCpuOnDamBreak3D) {
 TEST(CudaBackend, DirectAndQueuedInteractionsAgree) {
     SKIP_WITHOUT_CUDA_DEVICE();
     const Case c = dambreak_3d(0.02);
-    CudaOptions direct;
-    direct.interaction = CudaInteraction::direct;
-    auto a = make_cuda_simulation(c, direct);
-    auto b = make_cuda_simulation(c); // queued
+    CudaOptions queued;
+    queued.interaction = CudaInteraction::queued;
+    auto a = make_cuda_simulation(c); // direct
+    auto b = make_cuda_simulation(c, queued);
     for (int k = 0; k < 50; ++k) {
         a->step();
         b->step();
