@@ -46,7 +46,7 @@ CudaMemoryInfo cuda_memory_info();
 
 /// How the interaction kernel visits neighbours (both run the same per-pair physics, so results
 /// agree to rounding; only speed differs). H100, dambreak3d_1m.xml (10^6 particles, h = 1.3 dp),
-/// counting-sort/strips/0.5: direct 2.34 ms per step, queued 3.73 (solver/BENCHMARK.md).
+/// counting-sort/strips/0.5: direct 1.79 ms per step, queued 2.70 (solver/BENCHMARK.md).
 enum class CudaInteraction {
     /// The pair terms run inside the query, per candidate that passes the distance test (a warp
     /// runs them whenever any of its lanes has a neighbour there). Default: the fastest measured.
