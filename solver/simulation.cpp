@@ -1,12 +1,19 @@
 #include "simulation.h"
 
 #include "cpu_backend.h"
+#include "cuda_backend.h"
 
 namespace sluice {
 
+std::future<Snapshot> Simulation::begin_snapshot() {
+    std::promise<Snapshot> ready;
+    ready.set_value(snapshot());
+    return ready.get_future();
+}
+
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend) {
     if (backend == Backend::cuda)
-        throw BackendUnavailable("the CUDA backend is not available yet: use --backend cpu");
+        return make_cuda_simulation(c);
     return make_cpu_simulation(c);
 }
 

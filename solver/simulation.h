@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,13 @@ enum class Backend { cpu, cuda };
 /// range). The message names the step, the time and the offending particle(s) by id. The state
 /// the failure was detected in stays readable through snapshot().
 class SimulationFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Thrown by make_simulation when the chosen backend cannot run here: cuda in a build without
+/// CUDA, or with no CUDA device present. The message says which; the CLI maps it to exit code 2.
+class BackendUnavailable : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
@@ -59,6 +67,17 @@ public:
     virtual double last_dt() const = 0;      ///< s
     virtual ParticleCounts counts() const = 0;
     virtual Snapshot snapshot() const = 0; ///< copies the state to the host
+
+    /// Starts copying the current state for output and returns without waiting for the copy:
+    /// the future's get() (from any thread) waits for it and returns what snapshot() would have
+    /// returned now. The simulation may step on meanwhile. The default (CPU backend) takes
+    /// snapshot() at once; the CUDA backend copies to pinned host memory on a side stream and
+    /// builds the Snapshot in the thread that calls get(). Each pending future holds a copy
+    /// slot until get() returns or the future is destroyed; begin_snapshot() waits while every
+    /// slot is held (CUDA backend: 2), so a writer that falls behind slows the run down rather
+    /// than filling memory. A thread that itself holds two unread futures must read or drop one
+    /// before it begins another (BackgroundSnapshotWriter does this for you).
+    virtual std::future<Snapshot> begin_snapshot();
     virtual StageTimes stage_times() const = 0;
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
@@ -68,16 +87,9 @@ public:
     virtual std::vector<Exclusion> take_exclusions() = 0;
 };
 
-/// The requested backend cannot run here (no CUDA in this build, or no GPU). The CLI maps it to
-/// exit code 2, like other bad input.
-class BackendUnavailable : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 /// Generates the particles of the case and sets up the chosen backend.
-/// \throws BackendUnavailable when the backend cannot run here (e.g. cuda without a GPU or
-///         without CUDA support in this build), with a message saying so.
+/// \throws BackendUnavailable when the backend is unavailable (cuda without a GPU or without
+///         CUDA support in this build), with a message saying so.
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend);
 
 } // namespace sluice

@@ -1,10 +1,11 @@
 // Whole-simulation tests of the CPU backend: hydrostatics (both integrators), free fall,
 // failure detection, exclusion of particles leaving the domain, determinism across neighbour
-// modules and thread counts, 3D, the unavailable CUDA backend.
+// modules and thread counts, 3D, the CUDA backend where it is unavailable.
 
 #include "case_reader.h"
 #include "cases.h"
 #include "cpu_backend.h"
+#include "cuda_backend.h"
 #include "simulation.h"
 
 #include <gtest/gtest.h>
@@ -297,12 +298,14 @@ TEST(Simulation, StillWater3D) {
     EXPECT_EQ(sim->counts().excluded, 0u);
 }
 
-TEST(Simulation, CudaBackendIsNotAvailableYet) {
+TEST(Simulation, CudaBackendWithoutADeviceIsAClearError) {
+    if (cuda_device_available())
+        GTEST_SKIP() << "a CUDA device is present (test_cuda_backend.cpp covers it)";
     const Case c = test::still_water_case(0.04);
     try {
         make_simulation(c, Backend::cuda);
-        FAIL() << "expected std::runtime_error";
-    } catch (const std::runtime_error& e) {
+        FAIL() << "expected BackendUnavailable";
+    } catch (const BackendUnavailable& e) {
         EXPECT_NE(std::string(e.what()).find("CUDA backend is not available"), std::string::npos);
     }
 }
