@@ -4,10 +4,15 @@
 /// Exit codes: 0 done, 1 internal or I/O error (e.g. output folder not writable), 2 bad input
 /// (command line or case file), 3 simulation failure (instability), 130 interrupted (Ctrl-C).
 
+#include "async_output.h"
+#include "bench.h"
+#include "case_override.h"
 #include "case_reader.h"
 #include "cli_progress.h"
 #include "cpu_backend.h"
+#include "cuda_backend.h"
 #include "output.h"
+#include "particles.h"
 #include "simulation.h"
 
 #include "grid.h"
@@ -39,15 +44,22 @@ const char* const usage_text = R"(sluice — a compact SPH fluid solver
 usage:
   sluice run CASE.xml [options]     simulate a case, write .vtp/.pvd and summary.json
   sluice check CASE.xml [options]   validate a case and print what a run would use
+  sluice bench CASE.xml [options]   time every neighbour module on the same case
   sluice --help | --version
 
-options (run and check):
+options (run, check):
   --out DIR              output folder (default: the case's <run output>, else out/NAME)
   --end-time T           simulated end time in s (overrides <run endTime>)
   --neighbours C/Q/W     neighbour module, e.g. counting-sort/strips/0.5
                          constructions: counting-sort, radix-sort; queries: moore, strips;
                          W = bin width / search radius in (0, 1]
-  --backend cpu|cuda     where to run (default: cpu)
+options (run, check, bench):
+  --dp DP                particle spacing in m (overrides <geometry dp>; h follows)
+  --backend cpu|cuda     where to run (default: cuda when a GPU is present, else cpu)
+options (bench):
+  --steps N              timed steps per module (default 100, after 5 warm-up steps)
+  --modules all|LIST     "all" (12 modules) or a comma-separated list of C/Q/W
+  --csv FILE             CSV output (default bench_NAME.csv)
 
 exit codes: 0 done, 1 internal or I/O error, 2 bad input, 3 simulation failure,
             130 interrupted
@@ -65,7 +77,12 @@ struct Options {
     std::optional<std::string> out;
     std::optional<double> end_time;
     std::optional<NeighbourModule> neighbours;
-    Backend backend = Backend::cpu;
+    std::optional<double> dp;
+    Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
+    // bench
+    int steps = 100;
+    std::string modules = "all";
+    std::string csv;
 };
 
 double parse_positive(const std::string& flag, const std::string& text) {
@@ -82,8 +99,8 @@ Options parse_options(int argc, char** argv) {
     if (args.empty())
         throw UsageError("no command given");
     o.command = args[0];
-    if (o.command != "run" && o.command != "check")
-        throw UsageError("unknown command '" + o.command + "' (valid: run, check)");
+    if (o.command != "run" && o.command != "check" && o.command != "bench")
+        throw UsageError("unknown command '" + o.command + "' (valid: run, check, bench)");
     for (std::size_t k = 1; k < args.size(); ++k) {
         const std::string& a = args[k];
         auto value = [&]() -> const std::string& {
@@ -95,6 +112,22 @@ Options parse_options(int argc, char** argv) {
             o.out = value();
         else if (a == "--end-time")
             o.end_time = parse_positive(a, value());
+        else if (a == "--dp")
+            o.dp = parse_positive(a, value());
+        else if (a == "--steps") {
+            const double steps = parse_positive(a, value());
+            if (steps != std::floor(steps) || steps > 1e9)
+                throw UsageError("--steps expects a whole number of steps");
+            o.steps = static_cast<int>(steps);
+        } else if (a == "--modules") {
+            o.modules = value();
+            try {
+                parse_module_list(o.modules);
+            } catch (const std::invalid_argument& e) {
+                throw UsageError(std::string("--modules: ") + e.what());
+            }
+        } else if (a == "--csv")
+            o.csv = value();
         else if (a == "--neighbours") {
             try {
                 o.neighbours = parse_neighbour_module(value());
@@ -130,6 +163,13 @@ Case load_case(const Options& o) {
         c.run.end_time = *o.end_time;
     if (o.neighbours)
         c.neighbours = *o.neighbours;
+    if (o.dp) {
+        try {
+            apply_dp_override(c, *o.dp);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+    }
     return c;
 }
 
@@ -168,27 +208,40 @@ std::string grid_dims_text(const Case& c, double support) {
 
 int check(const Options& o) {
     const Case c = load_case(o);
-    const auto sim = make_simulation(c, o.backend);
-    const DerivedConstants& k = sim->constants();
-    const ParticleCounts n = sim->counts();
+    const ParticleSet particles = generate_particles(c);
+    const DerivedConstants& k = particles.constants;
     std::cout << o.case_path << ": valid\n"
               << "  case            " << c.name << " (" << c.dimension << "D)\n"
-              << "  particles       " << n.fluid + n.boundary << " (" << n.fluid << " fluid, "
-              << n.boundary << " boundary)\n"
+              << "  particles       " << particles.size() << " (" << particles.fluid_count
+              << " fluid, " << particles.boundary_count << " boundary)\n"
               << "  dp              " << c.dp << " m\n"
               << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
               << "  c0              " << k.speed_of_sound << " m/s\n"
               << "  initial dt      " << k.initial_dt << " s\n";
-    const MemoryEstimate memory = estimate_cpu_memory(c, n.fluid + n.boundary);
+    const MemoryEstimate memory = estimate_cpu_memory(c, particles.size());
     std::cout << "  neighbours      " << c.neighbours.name() << ", grid "
               << grid_dims_text(c, k.support) << " = " << memory.bins << " bins of "
               << c.neighbours.bin_width * k.support << " m\n"
               << "  memory (est.)   " << format_bytes(static_cast<double>(memory.total())) << " ("
               << memory.bytes_per_particle << " B per particle + "
-              << format_bytes(static_cast<double>(memory.grid_bytes)) << " grid)\n"
+              << format_bytes(static_cast<double>(memory.grid_bytes))
+              << " grid) on the CPU backend\n"
               << "  run             end time " << c.run.end_time << " s, output every "
               << c.run.output_interval << " s to " << c.run.output_dir << "\n";
     return exit_ok;
+}
+
+int bench(const Options& o) {
+    BenchOptions b;
+    b.case_path = o.case_path;
+    b.steps = o.steps;
+    b.modules = o.modules;
+    b.dp = o.dp;
+    b.csv_path = o.csv;
+    b.backend = o.backend;
+    if (o.out || o.end_time || o.neighbours)
+        throw UsageError("bench takes --steps, --modules, --dp, --csv and --backend only");
+    return run_bench(b, std::cout);
 }
 
 std::atomic<bool> interrupted{false};
@@ -220,16 +273,21 @@ int run(const Options& o) {
               << summary.neighbour_module << " on " << summary.backend
               << ", to t = " << c.run.end_time << " s\n";
 
+    // Output off the critical path: the backend starts a copy (on the GPU: to pinned memory on a
+    // side stream), a writer thread finishes and writes it while the simulation steps on.
+    // "output" in the summary is the time the stepping thread spends starting snapshots.
+    BackgroundSnapshotWriter output([&writer](const Snapshot& s) { writer.write(s); });
     double output_seconds = 0.0;
     double last_written_time = -1.0;
     auto write_snapshot = [&] {
         const auto t0 = std::chrono::steady_clock::now();
-        writer.write(sim->snapshot());
+        output.submit(sim->begin_snapshot());
         last_written_time = sim->time();
         output_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     auto finish_summary = [&](const std::string& status, const std::string& failure) {
+        output.flush();
         summary.status = status;
         summary.failure = failure;
         summary.final_counts = sim->counts();
@@ -258,6 +316,7 @@ int run(const Options& o) {
         } catch (const SimulationFailure& failure) {
             progress.finish();
             std::cerr << "sluice: " << failure.what() << "\n";
+            output.flush();
             const std::filesystem::path failed = writer.write_failure(sim->snapshot());
             std::cerr << "sluice: failing state written to " << failed.string()
                       << "; the last good output is kept in " << c.run.output_dir << "\n";
@@ -290,7 +349,7 @@ int run(const Options& o) {
     progress.finish();
     if (last_written_time < sim->time())
         write_snapshot();
-    finish_summary("completed", "");
+    finish_summary("completed", ""); // flushes the writer first
     std::cout << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
               << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
               << summary.final_counts.excluded << " particle(s) excluded\n"
@@ -313,6 +372,8 @@ int main(int argc, char** argv) {
     }
     try {
         const Options o = parse_options(argc, argv);
+        if (o.command == "bench")
+            return bench(o);
         return o.command == "run" ? run(o) : check(o);
     } catch (const UsageError& e) {
         std::cerr << "sluice: " << e.what() << "\n(run 'sluice --help' for usage)\n";

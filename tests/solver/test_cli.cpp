@@ -156,6 +156,31 @@ TEST_F(Cli, RunWritesSeriesAndSummary) {
     EXPECT_TRUE(contains(json, R"("interaction")")) << json;
 }
 
+TEST_F(Cli, DpOverrideChangesTheLatticeAndIsChecked) {
+    write("small.xml", small_case);
+    const Result fine = sluice("check small.xml --dp 0.025", dir_);
+    EXPECT_EQ(fine.exit_code, 0) << fine.output;
+    EXPECT_TRUE(contains(fine.output, "400 fluid")) << fine.output; // 20 × 20 instead of 10 × 10
+    const Result coarse = sluice("check small.xml --dp 2", dir_);
+    EXPECT_EQ(coarse.exit_code, 2) << coarse.output;
+    EXPECT_TRUE(contains(coarse.output, "thinner than dp")) << coarse.output;
+}
+
+TEST_F(Cli, BenchComparesModulesOnTheSameCase) {
+    write("small.xml", small_case);
+    const Result r = sluice("bench small.xml --backend cpu --steps 3 --csv bench.csv "
+                            "--modules counting-sort/strips/1,radix-sort/moore/0.5",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "| counting-sort/strips/1 |")) << r.output;
+    EXPECT_TRUE(contains(r.output, "| radix-sort/moore/0.5 |")) << r.output;
+    EXPECT_TRUE(contains(r.output, "all agree")) << r.output;
+    const std::string csv = read_file(dir_ / "bench.csv");
+    EXPECT_TRUE(contains(csv, "radix-sort/moore/0.5")) << csv;
+    EXPECT_EQ(sluice("bench small.xml --modules counting-sort/spiral/1", dir_).exit_code, 2);
+    EXPECT_EQ(sluice("bench small.xml --steps 2.5", dir_).exit_code, 2);
+}
+
 TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {
     // c0 = 0.5·sqrt(g·H): far below the flow speed, so the density runs away.
     write("unstable.xml", R"(<sluice name="unstable" dimension="2">
