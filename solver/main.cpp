@@ -60,6 +60,8 @@ options (bench):
   --steps N              timed steps per module (default 100, after 5 warm-up steps)
   --modules all|LIST     "all" (12 modules) or a comma-separated list of C/Q/W
   --csv FILE             CSV output (default bench_NAME.csv)
+  --interaction direct|queued
+                         CUDA interaction kernel (default direct, the faster measured)
 
 exit codes: 0 done, 1 internal or I/O error, 2 bad input, 3 simulation failure,
             130 interrupted
@@ -83,6 +85,7 @@ struct Options {
     int steps = 100;
     std::string modules = "all";
     std::string csv;
+    CudaInteraction interaction = CudaInteraction::direct;
 };
 
 double parse_positive(const std::string& flag, const std::string& text) {
@@ -128,7 +131,15 @@ Options parse_options(int argc, char** argv) {
             }
         } else if (a == "--csv")
             o.csv = value();
-        else if (a == "--neighbours") {
+        else if (a == "--interaction") {
+            const std::string& i = value();
+            if (i == "direct")
+                o.interaction = CudaInteraction::direct;
+            else if (i == "queued")
+                o.interaction = CudaInteraction::queued;
+            else
+                throw UsageError("--interaction expects direct or queued, got '" + i + "'");
+        } else if (a == "--neighbours") {
             try {
                 o.neighbours = parse_neighbour_module(value());
             } catch (const std::invalid_argument& e) {
@@ -239,6 +250,7 @@ int bench(const Options& o) {
     b.dp = o.dp;
     b.csv_path = o.csv;
     b.backend = o.backend;
+    b.cuda.interaction = o.interaction;
     if (o.out || o.end_time || o.neighbours)
         throw UsageError("bench takes --steps, --modules, --dp, --csv and --backend only");
     return run_bench(b, std::cout);

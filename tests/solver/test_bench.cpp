@@ -164,33 +164,4 @@ TEST(BackgroundSnapshotWriter, WritesInOrderAndReportsErrorsOnce) {
     EXPECT_EQ(failing.written(), 0u);
 }
 
-/// Benchmark driver (not a test): SLUICE_BENCH_CASE=case.xml [SLUICE_BENCH_STEPS=N]
-/// [SLUICE_BENCH_MODULES=all|LIST] [SLUICE_BENCH_DP=m] [SLUICE_BENCH_CSV=file]
-/// [SLUICE_BENCH_INTERACTION=direct|queued] [SLUICE_BENCH_BACKEND=cuda|cpu].
-TEST(BenchDriver, RunsWhenAsked) {
-    const char* path = std::getenv("SLUICE_BENCH_CASE");
-    if (!path || !*path)
-        GTEST_SKIP() << "set SLUICE_BENCH_CASE to run the benchmark";
-    auto env = [](const char* name) -> std::string {
-        const char* v = std::getenv(name);
-        return v ? v : "";
-    };
-    BenchOptions o;
-    o.case_path = path;
-    if (!env("SLUICE_BENCH_STEPS").empty())
-        o.steps = std::stoi(env("SLUICE_BENCH_STEPS"));
-    if (!env("SLUICE_BENCH_MODULES").empty())
-        o.modules = env("SLUICE_BENCH_MODULES");
-    if (!env("SLUICE_BENCH_DP").empty())
-        o.dp = std::stod(env("SLUICE_BENCH_DP"));
-    o.csv_path = env("SLUICE_BENCH_CSV");
-    if (env("SLUICE_BENCH_INTERACTION") == "queued")
-        o.cuda.interaction = CudaInteraction::queued;
-    else if (env("SLUICE_BENCH_INTERACTION") == "direct")
-        o.cuda.interaction = CudaInteraction::direct;
-    if (env("SLUICE_BENCH_BACKEND") == "cpu")
-        o.backend = Backend::cpu;
-    EXPECT_EQ(run_bench(o, std::cout), 0);
-}
-
 } // namespace
