@@ -1,5 +1,6 @@
 #include "cpu_backend.h"
 
+#include "backend_common.h"
 #include "constants.h"
 #include "cpu_builder.h"
 #include "integrators.h"
@@ -24,38 +25,11 @@ namespace {
 constexpr std::int64_t parallel_threshold = 50000;
 
 template <int D>
-Vec<D> to_vec(const Eigen::Vector3d& p) {
-    Vec<D> v{};
-    v[0] = static_cast<float>(p.x());
-    if constexpr (D == 2) {
-        v[1] = static_cast<float>(p.z());
-    } else {
-        v[1] = static_cast<float>(p.y());
-        v[2] = static_cast<float>(p.z());
-    }
-    return v;
-}
-
-template <int D>
-std::array<float, 3> to_array3(const Vec<D>& v) {
-    if constexpr (D == 2)
-        return {v[0], 0.0f, v[1]};
-    else
-        return {v[0], v[1], v[2]};
-}
-
-template <int D>
 bool finite(const Vec<D>& v) {
     for (int k = 0; k < D; ++k)
         if (!std::isfinite(v[k]))
             return false;
     return true;
-}
-
-template <int D>
-std::ostream& operator<<(std::ostream& out, const Vec<D>& v) {
-    const std::array<float, 3> a = to_array3(v);
-    return out << '(' << a[0] << ", " << a[1] << ", " << a[2] << ')';
 }
 
 /// Wall-clock stage accounting.
@@ -71,16 +45,6 @@ private:
     double& total_;
     Clock::time_point start_;
 };
-
-template <int D>
-using KernelVariant = std::variant<WendlandC2<D>, CubicSpline<D>>;
-
-template <int D>
-KernelVariant<D> make_kernel(KernelKind kind, double h) {
-    if (kind == KernelKind::wendland_c2)
-        return WendlandC2<D>(h);
-    return CubicSpline<D>(h);
-}
 
 /// Gathers a particle array into the new bin order: a[k] ← a[permutation[k]]. The scratch
 /// buffer takes the old array, so no allocation happens once sizes are reached. Empty arrays
@@ -209,7 +173,7 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const ParticleSet& particles)
     if (active_ != size()) {
         std::ostringstream msg;
         msg << size() - active_ << " particle(s) lie outside the domain at t = 0, e.g. id "
-            << id_[active_] << " at " << position_[active_]
+            << id_[active_] << " at " << describe(position_[active_])
             << " m; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
@@ -343,26 +307,12 @@ void CpuSimulation<D>::check() {
     if (bad_count == 0)
         return;
 
-    std::vector<std::uint32_t> offenders; // bin-order indices, reported by ascending id
+    std::vector<Offender<D>> offenders;
     for (std::int64_t k = 0; k < n; ++k)
         if (bad(k))
-            offenders.push_back(static_cast<std::uint32_t>(k));
-    std::sort(offenders.begin(), offenders.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return id_[a] < id_[b]; });
-    std::ostringstream msg;
-    msg << "simulation failed at step " << steps_ << ", t = " << time_ << " s: " << bad_count
-        << " particle(s) with a non-finite state or a density outside [" << density_min_ << ", "
-        << density_max_ << "] kg/m³";
-    for (std::size_t e = 0; e < std::min<std::size_t>(offenders.size(), 5); ++e) {
-        const std::uint32_t k = offenders[e];
-        msg << (e == 0 ? ": " : "; ") << "id " << id_[k]
-            << (type_[k] == ParticleType::fluid ? " (fluid)" : " (boundary)")
-            << " density = " << density_[k] << " kg/m³, position = " << position_[k]
-            << " m, velocity = " << velocity_[k] << " m/s";
-    }
-    if (offenders.size() > 5)
-        msg << "; …";
-    throw SimulationFailure(msg.str());
+            offenders.push_back({id_[k], type_[k], density_[k], position_[k], velocity_[k]});
+    throw SimulationFailure(failure_message(steps_, time_, static_cast<std::size_t>(bad_count),
+                                            density_min_, density_max_, offenders));
 }
 
 template <int D>

@@ -5,6 +5,7 @@
 
 #include "cuda_backend.h"
 
+#include "backend_common.h"
 #include "constants.h"
 #include "cuda_builder.h"
 #include "cuda_check.h"
@@ -115,45 +116,6 @@ std::vector<T> download(const T* d_src, std::size_t count, cudaStream_t stream) 
 
 // ---------------------------------------------------------------------------------------------
 // Host helpers shared with the CPU backend's conventions
-
-template <int D>
-Vec<D> to_vec(const Eigen::Vector3d& p) {
-    Vec<D> v{};
-    v[0] = static_cast<float>(p.x());
-    if constexpr (D == 2) {
-        v[1] = static_cast<float>(p.z());
-    } else {
-        v[1] = static_cast<float>(p.y());
-        v[2] = static_cast<float>(p.z());
-    }
-    return v;
-}
-
-template <int D>
-std::array<float, 3> to_array3(const Vec<D>& v) {
-    if constexpr (D == 2)
-        return {v[0], 0.0f, v[1]};
-    else
-        return {v[0], v[1], v[2]};
-}
-
-template <int D>
-std::string describe(const Vec<D>& v) {
-    const std::array<float, 3> a = to_array3(v);
-    std::ostringstream out;
-    out << '(' << a[0] << ", " << a[1] << ", " << a[2] << ')';
-    return out.str();
-}
-
-template <int D>
-using KernelVariant = std::variant<WendlandC2<D>, CubicSpline<D>>;
-
-template <int D>
-KernelVariant<D> make_kernel(KernelKind kind, double h) {
-    if (kind == KernelKind::wendland_c2)
-        return WendlandC2<D>(h);
-    return CubicSpline<D>(h);
-}
 
 /// The host-side snapshot of packed arrays in bin order: particles [0, active) by ascending id,
 /// as CpuSimulation::snapshot().
@@ -883,28 +845,15 @@ void CudaSimulation<D>::fail(std::uint32_t device_bad_count) {
     const std::vector<Vec<D>> position = download(position_.get(), n_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
     const std::vector<std::uint32_t> id = download(id_[current_].get(), n_, stream_);
-    std::vector<std::uint32_t> offenders;
-    for (std::uint32_t k = 0; k < n_; ++k)
-        if (state_is_bad(unpack_particle(position[k], motion[k]), density_min_, density_max_))
-            offenders.push_back(k);
-    std::sort(offenders.begin(), offenders.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return id[a] < id[b]; });
-    const std::size_t bad_count = offenders.empty() ? device_bad_count : offenders.size();
-    std::ostringstream msg;
-    msg << "simulation failed at step " << steps_ << ", t = " << time_ << " s: " << bad_count
-        << " particle(s) with a non-finite state or a density outside [" << density_min_ << ", "
-        << density_max_ << "] kg/m³";
-    for (std::size_t e = 0; e < std::min<std::size_t>(offenders.size(), 5); ++e) {
-        const std::uint32_t k = offenders[e];
+    std::vector<Offender<D>> offenders;
+    for (std::uint32_t k = 0; k < n_; ++k) {
         const ParticleState<D> p = unpack_particle(position[k], motion[k]);
-        msg << (e == 0 ? ": " : "; ") << "id " << id[k]
-            << (p.type == ParticleType::fluid ? " (fluid)" : " (boundary)")
-            << " density = " << p.density << " kg/m³, position = " << describe(p.position)
-            << " m, velocity = " << describe(p.velocity) << " m/s";
+        if (state_is_bad(p, density_min_, density_max_))
+            offenders.push_back({id[k], p.type, p.density, p.position, p.velocity});
     }
-    if (offenders.size() > 5)
-        msg << "; …";
-    throw SimulationFailure(msg.str());
+    const std::size_t bad_count = offenders.empty() ? device_bad_count : offenders.size();
+    throw SimulationFailure(
+        failure_message(steps_, time_, bad_count, density_min_, density_max_, offenders));
 }
 
 template <int D>

@@ -5,6 +5,7 @@
 /// (command line or case file), 3 simulation failure (instability), 130 interrupted (Ctrl-C).
 
 #include "async_output.h"
+#include "backend_common.h"
 #include "bench.h"
 #include "case_override.h"
 #include "case_reader.h"
@@ -206,13 +207,11 @@ std::string grid_dims_text(const Case& c, double support) {
         return s.str();
     };
     const float radius = static_cast<float>(support);
-    const Eigen::Vector3f lo = c.domain.min.cast<float>(), hi = c.domain.max.cast<float>();
     if (c.dimension == 2)
-        return text(make_grid<2>(Vec<2>{{lo.x(), lo.z()}}, Vec<2>{{hi.x(), hi.z()}}, radius,
+        return text(make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
                                  c.neighbours.bin_width),
                     2);
-    return text(make_grid<3>(Vec<3>{{lo.x(), lo.y(), lo.z(), 0.0f}},
-                             Vec<3>{{hi.x(), hi.y(), hi.z(), 0.0f}}, radius,
+    return text(make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
                              c.neighbours.bin_width),
                 3);
 }
