@@ -599,7 +599,8 @@ private:
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
     std::uint32_t binned_;
-    std::vector<bool> excluded_; ///< by id: exclusion already recorded
+    std::vector<bool> excluded_;            ///< by id: exclusion already recorded
+    std::uint32_t recorded_exclusions_ = 0; ///< particles excluded at the last record_exclusions
     std::vector<Exclusion> exclusions_;
 };
 
@@ -858,9 +859,11 @@ void CudaSimulation<D>::fail(std::uint32_t device_bad_count) {
 
 template <int D>
 void CudaSimulation<D>::record_exclusions() {
-    if (binned_ == n_)
+    // Excluded particles stay excluded (sorted after the binned ones), so there are new ones
+    // only when the excluded count grew: otherwise nothing crosses to the host.
+    if (n_ - binned_ == recorded_exclusions_)
         return;
-    // Excluded particles stay excluded; those not yet recorded are new.
+    recorded_exclusions_ = n_ - binned_;
     const std::uint32_t tail = n_ - binned_;
     std::vector<std::uint32_t> id(tail);
     std::vector<Vec<D>> position(tail);
