@@ -6,6 +6,7 @@
 
 #include "case_model.h"
 #include "kernels.h"
+#include "simulation.h"
 #include "snapshot.h"
 #include "vec.h"
 
@@ -96,5 +97,38 @@ std::string failure_message(std::uint64_t step, double time, std::size_t bad_cou
         msg << "; …";
     return msg.str();
 }
+
+/// Which particles have left the domain, so that Simulation::take_exclusions reports each once.
+class ExclusionLog {
+public:
+    explicit ExclusionLog(std::size_t particles = 0) : recorded_(particles, false) {}
+
+    /// Records the particles ids[0, count) (excluded at the end of `step`, time `time`) that
+    /// were not recorded before; position_of(k) gives the position (x, y, z) of ids[k].
+    template <class PositionOfT>
+    void record(std::uint32_t count, const std::uint32_t* ids, PositionOfT position_of,
+                std::uint64_t step, double time) {
+        const std::size_t first = pending_.size();
+        for (std::uint32_t k = 0; k < count; ++k) {
+            if (recorded_[ids[k]])
+                continue;
+            recorded_[ids[k]] = true;
+            pending_.push_back({ids[k], step, time, position_of(k)});
+        }
+        std::sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
+                  [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
+    }
+
+    /// The exclusions recorded since the last call, by step and then id.
+    std::vector<Exclusion> take() {
+        std::vector<Exclusion> out;
+        out.swap(pending_);
+        return out;
+    }
+
+private:
+    std::vector<bool> recorded_; ///< by id
+    std::vector<Exclusion> pending_;
+};
 
 } // namespace sluice

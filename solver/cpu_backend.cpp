@@ -133,8 +133,7 @@ private:
 
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
-    std::vector<bool> excluded_; ///< by id: exclusion already recorded
-    std::vector<Exclusion> exclusions_;
+    ExclusionLog exclusions_;
     double stage_seconds_[stage_count] = {};
 };
 
@@ -167,7 +166,7 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const ParticleSet& particles)
     pressure_.resize(n);
     density_rate_.resize(n);
     acceleration_.resize(n);
-    excluded_.assign(n, false);
+    exclusions_ = ExclusionLog(n);
 
     rebuild(true);
     if (active_ != size()) {
@@ -317,22 +316,14 @@ void CpuSimulation<D>::check() {
 
 template <int D>
 void CpuSimulation<D>::record_exclusions() {
-    const std::size_t first = exclusions_.size();
-    for (std::uint32_t k = active_; k < size(); ++k) {
-        if (excluded_[id_[k]])
-            continue;
-        excluded_[id_[k]] = true;
-        exclusions_.push_back({id_[k], steps_, time_, to_array3(position_[k])});
-    }
-    std::sort(exclusions_.begin() + static_cast<std::ptrdiff_t>(first), exclusions_.end(),
-              [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
+    exclusions_.record(
+        size() - active_, id_.data() + active_,
+        [&](std::uint32_t k) { return to_array3(position_[active_ + k]); }, steps_, time_);
 }
 
 template <int D>
 std::vector<Exclusion> CpuSimulation<D>::take_exclusions() {
-    std::vector<Exclusion> out;
-    out.swap(exclusions_);
-    return out;
+    return exclusions_.take();
 }
 
 template <int D>

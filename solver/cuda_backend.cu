@@ -599,9 +599,8 @@ private:
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
     std::uint32_t binned_;
-    std::vector<bool> excluded_;            ///< by id: exclusion already recorded
     std::uint32_t recorded_exclusions_ = 0; ///< particles excluded at the last record_exclusions
-    std::vector<Exclusion> exclusions_;
+    ExclusionLog exclusions_;
 };
 
 template <int D>
@@ -673,7 +672,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    excluded_.assign(n_, false);
+    exclusions_ = ExclusionLog(n_);
     if (trace_)
         std::fprintf(stderr, "[sluice cuda] set up\n");
 }
@@ -873,22 +872,14 @@ void CudaSimulation<D>::record_exclusions() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), position_.get() + binned_,
                                       tail * sizeof(Vec<D>), cudaMemcpyDeviceToHost, stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const std::size_t first = exclusions_.size();
-    for (std::uint32_t k = 0; k < tail; ++k) {
-        if (excluded_[id[k]])
-            continue;
-        excluded_[id[k]] = true;
-        exclusions_.push_back({id[k], steps_, time_, to_array3(plain_position(position[k]))});
-    }
-    std::sort(exclusions_.begin() + static_cast<std::ptrdiff_t>(first), exclusions_.end(),
-              [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
+    exclusions_.record(
+        tail, id.data(), [&](std::uint32_t k) { return to_array3(plain_position(position[k])); },
+        steps_, time_);
 }
 
 template <int D>
 std::vector<Exclusion> CudaSimulation<D>::take_exclusions() {
-    std::vector<Exclusion> out;
-    out.swap(exclusions_);
-    return out;
+    return exclusions_.take();
 }
 
 template <int D>
