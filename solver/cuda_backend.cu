@@ -232,18 +232,18 @@ __global__ void __launch_bounds__(interaction_block)
     float acceleration2 = 0.0f, mu = 0.0f;
     if (i < binned && i < n) {
         const Vec<D> x = detail::load_position(view.positions + i);
-        PackedInteractionVisitor<D, KernelT> pair =
-            make_packed_visitor(particles, kernel, c, x, detail::load_motion(particles.motion + i));
+        PackedInteractionVisitor<D, KernelT> pair = make_packed_visitor(
+            particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
         if constexpr (QueueT == 0) {
             for_each_neighbour<QueryT>(view, x, pair);
-            d = finish_packed_visitor(pair);
+            d = pair.result();
         } else {
             NeighbourQueue<D, PackedInteractionVisitor<D, KernelT>, QueueT> queue{
                 queue_storage + threadIdx.x, x, view.positions, pair};
             for_each_neighbour<QueryT>(view, x, queue);
             queue.drain();
-            d = finish_packed_visitor(queue.pair);
+            d = queue.pair.result();
         }
         derivatives[i] = pack_derivatives<D>(d.acceleration, d.density_rate);
         mu = d.mu_max;

@@ -180,61 +180,28 @@ SLUICE_HD SLUICE_INLINE Float4 load_motion(const Float4* p) {
 template <int D>
 struct PackedParticlesView {
     const Vec<D>* position = nullptr; ///< the neighbour view's sorted positions
-    const Float4* motion = nullptr;
-};
+    const Float4* motions = nullptr;  ///< one per particle, bin order
 
-/// InteractionVisitor (physics.h) over the packed layout: the same physics functions, the same
-/// operations in the same order, per pair. Keep the two in step: test_packed_particles.cpp
-/// checks that they agree bit for bit on the host.
-template <int D, class KernelT>
-struct PackedInteractionVisitor {
-    PackedParticlesView<D> particles;
-    KernelT kernel;
-    FluidConstants c;
-    // particle i
-    Vec<D> vel_i;
-    float rho_i;
-    float p_rho2_i;
-    bool fluid_i;
-    // sums
-    Derivatives<D> sum{};
-
-    SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
-        const float fac = kernel.grad_factor(sqrtf(r2));
-        const Float4 mj = detail::load_motion(particles.motion + j);
-        const Vec<D> vij = vel_i - motion_velocity<D>(mj);
-        const float vr = dot(vij, rij);
-        const float rr2 = r2 + c.eta2;
-        const float mu_ij = c.h * vr / rr2;
-        sum.mu_max = fmaxf(sum.mu_max, fabsf(mu_ij));
-        sum.density_rate += c.mass * vr * fac;
-        if (!fluid_i)
-            return;
-
-        const float signed_rho_j = motion_signed_density<D>(mj);
-        const float rho_j = decode_density(signed_rho_j);
-        if (c.diffusion != DensityDiffusion::none &&
-            decode_type(signed_rho_j) == ParticleType::fluid) {
-            const float drho_ji = rho_j - rho_i;
-            sum.density_rate +=
-                c.diffusion == DensityDiffusion::molteni2009
-                    ? density_diffusion_molteni2009(c, drho_ji, fac, r2, rho_j)
-                    : density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2, rho_j);
-        }
-
-        float p_rho2_j;
+    /// Velocity, density and type of neighbour j from its one 16-byte motion entry.
+    SLUICE_HD SLUICE_INLINE NeighbourMotion<D> motion(std::uint32_t j) const {
+        const Float4 m = detail::load_motion(motions + j);
+        const float signed_rho = motion_signed_density<D>(m);
+        return {motion_velocity<D>(m), decode_density(signed_rho),
+                decode_type(signed_rho) == ParticleType::fluid};
+    }
+    /// p_j/ρ_j², stored in the padding of the position (3D) or the motion (2D).
+    SLUICE_HD SLUICE_INLINE float p_rho2(std::uint32_t j, float /*rho_j*/) const {
         if constexpr (D == 3)
-            p_rho2_j = detail::load_position(particles.position + j).c[3];
+            return detail::load_position(position + j).c[3];
         else
-            p_rho2_j = mj.w;
-        float pair = p_rho2_i + p_rho2_j;
-        if (c.viscosity == ViscosityModel::artificial_monaghan1992)
-            pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
-        else
-            sum.acceleration += viscosity_lo_shao2002(c, fac, r2, rho_i, rho_j) * vij;
-        sum.acceleration -= (c.mass * pair * fac) * rij;
+            return detail::load_motion(motions + j).w;
     }
 };
+
+/// InteractionVisitor (physics.h) over the packed layout: the same pair terms, read through
+/// PackedParticlesView (test_packed_particles.cpp checks that both layouts agree bit for bit).
+template <int D, class KernelT>
+using PackedInteractionVisitor = InteractionVisitor<D, KernelT, PackedParticlesView<D>>;
 
 /// The visitor for bin-order particle i, before any neighbour.
 template <int D, class KernelT>
@@ -251,16 +218,6 @@ make_packed_visitor(const PackedParticlesView<D>& particles, const KernelT& kern
                                                 decode_type(signed_rho) == ParticleType::fluid};
 }
 
-/// The end of interact_particle (physics.h): gravity on fluid particles.
-template <int D, class KernelT>
-SLUICE_HD SLUICE_INLINE Derivatives<D>
-finish_packed_visitor(const PackedInteractionVisitor<D, KernelT>& visitor) {
-    Derivatives<D> d = visitor.sum;
-    if (visitor.fluid_i)
-        d.acceleration[D - 1] -= visitor.c.gravity;
-    return d;
-}
-
 /// interact_particle (physics.h) over the packed layout: one neighbour query, all derivatives of
 /// bin-order particle i.
 template <class QueryT, int D, class KernelT>
@@ -269,9 +226,9 @@ interact_packed_particle(const NeighbourView<D>& view, const PackedParticlesView
                          const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
     const Vec<D> x = detail::load_position(view.positions + i);
     PackedInteractionVisitor<D, KernelT> visitor =
-        make_packed_visitor(particles, kernel, c, x, detail::load_motion(particles.motion + i));
+        make_packed_visitor(particles, kernel, c, x, detail::load_motion(particles.motions + i));
     for_each_neighbour<QueryT>(view, x, visitor);
-    return finish_packed_visitor(visitor);
+    return visitor.result();
 }
 
 // ---------------------------------------------------------------------------------------------

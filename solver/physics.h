@@ -88,6 +88,14 @@ SLUICE_HD SLUICE_INLINE float viscosity_lo_shao2002(const FluidConstants& c, flo
     return 4.0f * c.nu * c.mass * (r2 * fac) / ((rho_i + rho_j) * (r2 + c.eta2));
 }
 
+/// Neighbour j as the pair terms see it.
+template <int D>
+struct NeighbourMotion {
+    Vec<D> velocity; ///< m/s
+    float density;   ///< kg/m³
+    bool fluid;      ///< false for boundary particles
+};
+
 /// Read-only particle arrays in bin order (device pointers on the CUDA backend).
 template <int D>
 struct ParticlesView {
@@ -95,6 +103,16 @@ struct ParticlesView {
     const float* density = nullptr;   ///< kg/m³
     const float* pressure = nullptr;  ///< Pa, tait_pressure(density), computed before the pass
     const ParticleType* type = nullptr;
+
+    /// What the pair terms read of neighbour j first (the interface every particle layout
+    /// offers InteractionVisitor; packed_particles.h has the GPU's).
+    SLUICE_HD SLUICE_INLINE NeighbourMotion<D> motion(std::uint32_t j) const {
+        return {velocity[j], density[j], type[j] == ParticleType::fluid};
+    }
+    /// p_j/ρ_j² (m⁵/(kg·s²)); rho_j = motion(j).density.
+    SLUICE_HD SLUICE_INLINE float p_rho2(std::uint32_t j, float rho_j) const {
+        return pressure[j] / (rho_j * rho_j);
+    }
 };
 
 /// What one interaction pass computes for a particle.
@@ -113,9 +131,11 @@ struct Derivatives {
 ///   forces cancel (Monaghan 1992, 2005). Gravity is added by interact_particle.
 /// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum.
 /// The visitor sees only true neighbours (r < 2h) including i itself (r = 0, adds nothing).
-template <int D, class KernelT>
+/// ParticlesT is the particle layout: ParticlesView<D> (CPU, arrays of each quantity) or the
+/// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j).
+template <int D, class KernelT, class ParticlesT = ParticlesView<D>>
 struct InteractionVisitor {
-    ParticlesView<D> particles;
+    ParticlesT particles;
     KernelT kernel;
     FluidConstants c;
     // particle i
@@ -128,7 +148,8 @@ struct InteractionVisitor {
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
         const float fac = kernel.grad_factor(sqrtf(r2));
-        const Vec<D> vij = vel_i - particles.velocity[j];
+        const NeighbourMotion<D> mj = particles.motion(j);
+        const Vec<D> vij = vel_i - mj.velocity;
         const float vr = dot(vij, rij);
         const float rr2 = r2 + c.eta2;
         const float mu_ij = c.h * vr / rr2;
@@ -138,8 +159,8 @@ struct InteractionVisitor {
         if (!fluid_i)
             return;
 
-        const float rho_j = particles.density[j];
-        if (c.diffusion != DensityDiffusion::none && particles.type[j] == ParticleType::fluid) {
+        const float rho_j = mj.density;
+        if (c.diffusion != DensityDiffusion::none && mj.fluid) {
             const float drho_ji = rho_j - rho_i;
             sum.density_rate +=
                 c.diffusion == DensityDiffusion::molteni2009
@@ -147,12 +168,20 @@ struct InteractionVisitor {
                     : density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2, rho_j);
         }
 
-        float pair = p_rho2_i + particles.pressure[j] / (rho_j * rho_j);
+        float pair = p_rho2_i + particles.p_rho2(j, rho_j);
         if (c.viscosity == ViscosityModel::artificial_monaghan1992)
             pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
         else
             sum.acceleration += viscosity_lo_shao2002(c, fac, r2, rho_i, rho_j) * vij;
         sum.acceleration -= (c.mass * pair * fac) * rij;
+    }
+
+    /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.
+    SLUICE_HD SLUICE_INLINE Derivatives<D> result() const {
+        Derivatives<D> d = sum;
+        if (fluid_i)
+            d.acceleration[D - 1] -= c.gravity;
+        return d;
     }
 };
 
@@ -170,9 +199,7 @@ interact_particle(const NeighbourView<D>& view, const ParticlesView<D>& particle
                                            particles.pressure[i] / (rho_i * rho_i),
                                            particles.type[i] == ParticleType::fluid};
     for_each_neighbour<QueryT>(view, view.positions[i], visitor);
-    if (visitor.fluid_i)
-        visitor.sum.acceleration[D - 1] -= c.gravity;
-    return visitor.sum;
+    return visitor.result();
 }
 
 } // namespace sluice
