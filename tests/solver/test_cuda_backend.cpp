@@ -13,6 +13,7 @@
 // above rounding and far below any modelling error.
 
 #include "async_output.h"
+#include "backend_checks.h"
 #include "cases.h"
 #include "cuda_backend.h"
 #include "dambreak_validation.h"
@@ -325,95 +326,25 @@ TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
 
 TEST(CudaBackend, ParticlesLeavingTheDomainAreExcludedAndReported) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    Case c = test::tank_case_2d(0.02, 0.6, 0.6, box(0.0, 0.0, 0.3, 0.3));
-    c.tank->faces = face_bottom | face_left;
-    c.domain = box(-0.2, -0.3, 0.8, 0.8);
-    auto sim = make_simulation(c, Backend::cuda);
-    const std::uint64_t fluid = sim->counts().fluid;
-    std::set<std::uint32_t> reported;
-    while (sim->time() < 0.8) {
-        sim->step();
-        for (const Exclusion& e : sim->take_exclusions()) {
-            EXPECT_TRUE(reported.insert(e.id).second) << "id " << e.id << " reported twice";
-            EXPECT_EQ(e.step, sim->steps());
-            const bool outside = e.position[0] < -0.2f || e.position[0] > 0.8f ||
-                                 e.position[2] < -0.3f || e.position[2] > 0.8f;
-            EXPECT_TRUE(outside) << "id " << e.id;
-        }
-    }
-    const ParticleCounts counts = sim->counts();
-    EXPECT_GT(counts.excluded, 20u);
-    EXPECT_EQ(counts.excluded, reported.size());
-    EXPECT_EQ(counts.fluid + counts.excluded, fluid);
-    const Snapshot s = sim->snapshot();
-    EXPECT_EQ(s.size(), counts.fluid + counts.boundary);
-    EXPECT_TRUE(std::is_sorted(s.id.begin(), s.id.end()));
-    for (std::uint32_t id : s.id)
-        EXPECT_EQ(reported.count(id), 0u);
+    test::check_exclusions(Backend::cuda);
 }
 
 TEST(CudaBackend, FailureNamesStepTimeAndParticles) {
     SKIP_WITHOUT_CUDA_DEVICE();
     Case c = test::dambreak_case(0.04);
     c.constants.cfl = 5.0;
-    auto sim = make_simulation(c, Backend::cuda);
-    try {
-        for (int k = 0; k < 200; ++k)
-            sim->step();
-        FAIL() << "no SimulationFailure within 200 steps";
-    } catch (const SimulationFailure& e) {
-        const std::string what = e.what();
-        std::printf("failure message: %s\n", what.c_str());
-        EXPECT_NE(what.find("simulation failed at step " + std::to_string(sim->steps())),
-                  std::string::npos);
-        EXPECT_NE(what.find("t = "), std::string::npos);
-        EXPECT_NE(what.find("id "), std::string::npos);
-        const Snapshot s = sim->snapshot();
-        EXPECT_EQ(s.step, sim->steps());
-        bool bad = false;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            const float rho = s.density[i];
-            bad = bad || !std::isfinite(rho) || rho < 500.0f || rho > 2000.0f ||
-                  !std::isfinite(s.position[i][0]) || !std::isfinite(s.velocity[i][0]) ||
-                  !std::isfinite(s.position[i][2]) || !std::isfinite(s.velocity[i][2]);
-        }
-        EXPECT_TRUE(bad);
-    }
+    test::expect_failure(c, 200, Backend::cuda);
 }
 
 TEST(CudaBackend, InitialStateAndBookkeeping) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    const Case c = test::still_water_case(0.04);
-    auto sim = make_simulation(c, Backend::cuda);
-    EXPECT_EQ(sim->backend_name(), "cuda");
-    EXPECT_EQ(sim->steps(), 0u);
-    const Snapshot s = sim->snapshot();
-    EXPECT_EQ(s.size(), sim->counts().fluid + sim->counts().boundary);
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        ASSERT_EQ(s.id[i], i);
-        ASSERT_EQ(s.velocity[i][0], 0.0f);
-    }
-    sim->step();
-    std::set<std::string> stages;
-    double total = 0.0;
-    for (const auto& [name, seconds] : sim->stage_times()) {
-        stages.insert(name);
-        EXPECT_GE(seconds, 0.0);
-        total += seconds;
-    }
-    EXPECT_GT(total, 0.0);
-    EXPECT_EQ(stages, (std::set<std::string>{"construction", "reorder", "interaction",
-                                             "integration", "checks"}));
-    EXPECT_GT(sim->last_dt(), 0.0);
-    EXPECT_NEAR(sim->time(), sim->last_dt(), 1e-15);
+    test::check_initial_state_and_bookkeeping(Backend::cuda, "cuda");
     EXPECT_FALSE(cuda_device_name().empty());
 }
 
 TEST(CudaBackend, ParticlesOutsideTheDomainAtStartAreAnError) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    Case c = test::still_water_case(0.04);
-    c.domain = box(-0.01, -0.01, 1.2, 1.0); // cuts off the wall layers
-    EXPECT_THROW(make_simulation(c, Backend::cuda), std::invalid_argument);
+    test::expect_particles_outside_domain_rejected(Backend::cuda);
 }
 
 /// Fluid that falls out of the bottom of a tight domain within a few steps (no walls).

@@ -2,6 +2,7 @@
 // failure detection, exclusion of particles leaving the domain, determinism across neighbour
 // modules and thread counts, 3D, the CUDA backend where it is unavailable.
 
+#include "backend_checks.h"
 #include "case_reader.h"
 #include "cases.h"
 #include "cpu_backend.h"
@@ -122,74 +123,20 @@ TEST(Simulation, FreeFallIsExact) {
     }
 }
 
-/// A run that goes unstable throws SimulationFailure naming step, time and particles, and the
-/// failing state stays readable.
-void expect_failure(const Case& c, int max_steps) {
-    auto sim = make_simulation(c, Backend::cpu);
-    try {
-        for (int k = 0; k < max_steps; ++k)
-            sim->step();
-        FAIL() << "no SimulationFailure within " << max_steps << " steps";
-    } catch (const SimulationFailure& e) {
-        const std::string what = e.what();
-        std::printf("failure message: %s\n", what.c_str());
-        EXPECT_NE(what.find("step " + std::to_string(sim->steps())), std::string::npos);
-        EXPECT_NE(what.find("t = "), std::string::npos);
-        EXPECT_NE(what.find("id "), std::string::npos);
-        // The snapshot holds the failing state: some particle is non-finite or out of range.
-        const Snapshot s = sim->snapshot();
-        EXPECT_EQ(s.step, sim->steps());
-        bool bad = false;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            const float rho = s.density[i];
-            bad = bad || !std::isfinite(rho) || rho < 500.0f || rho > 2000.0f ||
-                  !std::isfinite(s.position[i][0]) || !std::isfinite(s.velocity[i][0]) ||
-                  !std::isfinite(s.position[i][2]) || !std::isfinite(s.velocity[i][2]);
-        }
-        EXPECT_TRUE(bad);
-    }
-}
-
 TEST(Simulation, AbsurdCflFails) {
     Case c = test::dambreak_case(0.04);
     c.constants.cfl = 5.0;
-    expect_failure(c, 200);
+    test::expect_failure(c, 200, Backend::cpu);
 }
 
 TEST(Simulation, TinySpeedOfSoundFails) {
     Case c = test::dambreak_case(0.04);
     c.constants.coef_sound = 0.5; // c0 ≈ 3 m/s, below the flow speed: density runs away
-    expect_failure(c, 5000);
+    test::expect_failure(c, 5000, Backend::cpu);
 }
 
-/// Water flowing off the end of an open floor leaves the domain: those particles are excluded,
-/// counted, reported once each, and left out of snapshots.
 TEST(Simulation, ParticlesLeavingTheDomainAreExcludedAndReported) {
-    Case c = test::tank_case_2d(0.02, 0.6, 0.6, box(0.0, 0.0, 0.3, 0.3));
-    c.tank->faces = face_bottom | face_left;
-    c.domain = box(-0.2, -0.3, 0.8, 0.8);
-    auto sim = make_simulation(c, Backend::cpu);
-    const std::uint64_t fluid = sim->counts().fluid;
-    std::set<std::uint32_t> reported;
-    while (sim->time() < 0.8) {
-        sim->step();
-        for (const Exclusion& e : sim->take_exclusions()) {
-            EXPECT_TRUE(reported.insert(e.id).second) << "id " << e.id << " reported twice";
-            EXPECT_EQ(e.step, sim->steps());
-            const bool outside = e.position[0] < -0.2f || e.position[0] > 0.8f ||
-                                 e.position[2] < -0.3f || e.position[2] > 0.8f;
-            EXPECT_TRUE(outside) << "id " << e.id;
-        }
-    }
-    const ParticleCounts counts = sim->counts();
-    EXPECT_GT(counts.excluded, 20u);
-    EXPECT_EQ(counts.excluded, reported.size());
-    EXPECT_EQ(counts.fluid + counts.excluded, fluid);
-    const Snapshot s = sim->snapshot();
-    EXPECT_EQ(s.size(), counts.fluid + counts.boundary);
-    EXPECT_TRUE(std::is_sorted(s.id.begin(), s.id.end()));
-    for (std::uint32_t id : s.id)
-        EXPECT_EQ(reported.count(id), 0u);
+    test::check_exclusions(Backend::cpu);
 }
 
 bool bitwise_equal(const Snapshot& a, const Snapshot& b) {
@@ -311,38 +258,11 @@ TEST(Simulation, CudaBackendWithoutADeviceIsAClearError) {
 }
 
 TEST(Simulation, ParticlesOutsideTheDomainAtStartAreAnError) {
-    Case c = test::still_water_case(0.04);
-    c.domain = box(-0.01, -0.01, 1.2, 1.0); // cuts off the wall layers
-    EXPECT_THROW(make_simulation(c, Backend::cpu), std::invalid_argument);
+    test::expect_particles_outside_domain_rejected(Backend::cpu);
 }
 
 TEST(Simulation, InitialStateAndBookkeeping) {
-    const Case c = test::still_water_case(0.04);
-    auto sim = make_simulation(c, Backend::cpu);
-    EXPECT_EQ(sim->backend_name(), "cpu");
-    EXPECT_EQ(sim->steps(), 0u);
-    const Snapshot s = sim->snapshot();
-    EXPECT_EQ(s.size(), sim->counts().fluid + sim->counts().boundary);
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        ASSERT_EQ(s.id[i], i);
-        ASSERT_EQ(s.velocity[i][0], 0.0f);
-    }
-    sim->step();
-    std::set<std::string> stages;
-    for (const auto& [name, seconds] : sim->stage_times()) {
-        stages.insert(name);
-        EXPECT_GE(seconds, 0.0);
-    }
-    EXPECT_EQ(stages, (std::set<std::string>{"construction", "reorder", "interaction",
-                                             "integration", "checks"}));
-    EXPECT_GT(sim->last_dt(), 0.0);
-    EXPECT_NEAR(sim->time(), sim->last_dt(), 1e-15);
-
-    const MemoryEstimate m = estimate_cpu_memory(c, s.size());
-    EXPECT_GT(m.bytes_per_particle, 50u);
-    EXPECT_EQ(m.particle_bytes, m.bytes_per_particle * s.size());
-    EXPECT_GT(m.bins, 0u);
-    EXPECT_EQ(m.total(), m.particle_bytes + m.grid_bytes);
+    test::check_initial_state_and_bookkeeping(Backend::cpu, "cpu");
 }
 
 } // namespace
