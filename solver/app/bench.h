@@ -1,0 +1,52 @@
+#pragma once
+/// \file bench.h
+/// `sluice bench CASE.xml [--steps N] [--modules all|LIST] [--dp DP]`: the same case from the same
+/// initial state with each neighbour module, timed inside the solver (issue 4).
+///
+/// Per module: ms per step split into construction, reorder, interaction, integration and the
+/// rest (CUDA events on the GPU; the backend's stage clocks on the CPU); million particle-steps
+/// per second (all particles, walls included); device memory per particle; the neighbour
+/// stage's share of the step. Then a check that every module ends with the same particle count
+/// and the same final state within the tolerance (max position difference relative to dp).
+/// Markdown to the stream, CSV to a file.
+
+#include "backends/cuda/cuda_backend.h"
+#include "backends/simulation.h"
+#include "neighbours/module.h"
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice {
+
+struct BenchOptions {
+    std::string case_path;       ///< the case file
+    int steps = 100;             ///< timed steps per module (≥ 1)
+    int warmup_steps = 5;        ///< steps before timing (≥ 0), same for every module
+    std::string modules = "all"; ///< "all" or a comma-separated list, e.g.
+                                 ///< "counting-sort/strips/0.5,radix-sort/moore/1"
+    std::optional<double> dp;    ///< apply_dp_override
+    std::string csv_path;        ///< default: bench_<case name>.csv in the current directory
+    Backend backend = Backend::cuda;
+    CudaOptions cuda; ///< CUDA backend settings (interaction scheme)
+    /// Modules agree when their final positions differ by at most tolerance·dp (and their
+    /// particle counts are equal).
+    double tolerance = 0.01;
+};
+
+/// "all": every construction × query × bin width in {1, 0.5, 1/3} (12 modules); otherwise a
+/// comma-separated list of C/Q/W.
+/// \throws std::invalid_argument (listing the valid names) for an unknown or empty entry.
+std::vector<NeighbourModule> parse_module_list(std::string_view text);
+
+/// Runs the benchmark, writing the report to `out` and the CSV to options.csv_path.
+/// \returns 0 when every module ran and all agree, 1 when they disagree (the table says which).
+/// \throws CaseError (case file), std::invalid_argument (module list, dp, steps),
+///         BackendUnavailable, SimulationFailure (a module's run went unstable),
+///         std::runtime_error (the CSV cannot be written).
+int run_bench(const BenchOptions& options, std::ostream& out);
+
+} // namespace sluice

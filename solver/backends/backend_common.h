@@ -1,0 +1,134 @@
+#pragma once
+/// \file backend_common.h
+/// Host-side pieces both backends share: conversions between the case's Eigen points and the
+/// solver's Vec<D>, the kernel choice, and the wording of a failure. Plain C++ (included by the
+/// CPU backend and by cuda_backend.cu's host code).
+
+#include "backends/simulation.h"
+#include "case/case_model.h"
+#include "io/snapshot.h"
+#include "neighbours/vec.h"
+#include "physics/kernels.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace sluice {
+
+/// A case point (x, y, z) as a solver vector: (x, z) in 2D, (x, y, z) in 3D.
+template <int D>
+Vec<D> to_vec(const Eigen::Vector3d& p) {
+    Vec<D> v{};
+    v[0] = static_cast<float>(p.x());
+    if constexpr (D == 2) {
+        v[1] = static_cast<float>(p.z());
+    } else {
+        v[1] = static_cast<float>(p.y());
+        v[2] = static_cast<float>(p.z());
+    }
+    return v;
+}
+
+/// A solver vector as (x, y, z) for output (2D: y = 0).
+template <int D>
+std::array<float, 3> to_array3(const Vec<D>& v) {
+    if constexpr (D == 2)
+        return {v[0], 0.0f, v[1]};
+    else
+        return {v[0], v[1], v[2]};
+}
+
+/// "(x, y, z)" for messages.
+template <int D>
+std::string describe(const Vec<D>& v) {
+    const std::array<float, 3> a = to_array3(v);
+    std::ostringstream out;
+    out << '(' << a[0] << ", " << a[1] << ", " << a[2] << ')';
+    return out.str();
+}
+
+template <int D>
+using KernelVariant = std::variant<WendlandC2<D>, CubicSpline<D>>;
+
+template <int D>
+KernelVariant<D> make_kernel(KernelKind kind, double h) {
+    if (kind == KernelKind::wendland_c2)
+        return WendlandC2<D>(h);
+    return CubicSpline<D>(h);
+}
+
+/// One particle named in a failure message.
+template <int D>
+struct Offender {
+    std::uint32_t id = 0;
+    ParticleType type = ParticleType::fluid;
+    float density = 0.0f; ///< kg/m³
+    Vec<D> position{};    ///< m
+    Vec<D> velocity{};    ///< m/s
+};
+
+/// The message of a SimulationFailure, the same from both backends: step, time, how many
+/// particles are bad, and the first five by ascending id with their state. Sorts `offenders`.
+template <int D>
+std::string failure_message(std::uint64_t step, double time, std::size_t bad_count,
+                            float density_min, float density_max,
+                            std::vector<Offender<D>>& offenders) {
+    std::sort(offenders.begin(), offenders.end(),
+              [](const Offender<D>& a, const Offender<D>& b) { return a.id < b.id; });
+    std::ostringstream msg;
+    msg << "simulation failed at step " << step << ", t = " << time << " s: " << bad_count
+        << " particle(s) with a non-finite state or a density outside [" << density_min << ", "
+        << density_max << "] kg/m³";
+    for (std::size_t e = 0; e < std::min<std::size_t>(offenders.size(), 5); ++e) {
+        const Offender<D>& p = offenders[e];
+        msg << (e == 0 ? ": " : "; ") << "id " << p.id
+            << (p.type == ParticleType::fluid ? " (fluid)" : " (boundary)")
+            << " density = " << p.density << " kg/m³, position = " << describe(p.position)
+            << " m, velocity = " << describe(p.velocity) << " m/s";
+    }
+    if (offenders.size() > 5)
+        msg << "; …";
+    return msg.str();
+}
+
+/// Which particles have left the domain, so that Simulation::take_exclusions reports each once.
+class ExclusionLog {
+public:
+    explicit ExclusionLog(std::size_t particles = 0) : recorded_(particles, false) {}
+
+    /// Records the particles ids[0, count) (excluded at the end of `step`, time `time`) that
+    /// were not recorded before; position_of(k) gives the position (x, y, z) of ids[k].
+    template <class PositionOfT>
+    void record(std::uint32_t count, const std::uint32_t* ids, PositionOfT position_of,
+                std::uint64_t step, double time) {
+        const std::size_t first = pending_.size();
+        for (std::uint32_t k = 0; k < count; ++k) {
+            if (recorded_[ids[k]])
+                continue;
+            recorded_[ids[k]] = true;
+            pending_.push_back({ids[k], step, time, position_of(k)});
+        }
+        std::sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
+                  [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
+    }
+
+    /// The exclusions recorded since the last call, by step and then id.
+    std::vector<Exclusion> take() {
+        std::vector<Exclusion> out;
+        out.swap(pending_);
+        return out;
+    }
+
+private:
+    std::vector<bool> recorded_; ///< by id
+    std::vector<Exclusion> pending_;
+};
+
+} // namespace sluice

@@ -1,0 +1,418 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include "backends/backend_common.h"
+#include "case/constants.h"
+#include "case/particles.h"
+#include "neighbours/cpu_builder.h"
+#include "physics/integrators.h"
+#include "physics/physics.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <variant>
+#include <vector>
+
+namespace sluice {
+
+namespace {
+
+/// Loops that do a few memory operations per particle (gather, integration, checks) run on
+/// one thread below this size: an OpenMP fork/join costs more than they do, and far more when
+/// the cores are shared with other processes. The interaction pass is always parallel.
+constexpr std::int64_t parallel_threshold = 50000;
+
+template <int D>
+bool finite(const Vec<D>& v) {
+    for (int k = 0; k < D; ++k)
+        if (!std::isfinite(v[k]))
+            return false;
+    return true;
+}
+
+/// Wall-clock stage accounting.
+class StageClock {
+public:
+    using Clock = std::chrono::steady_clock;
+    explicit StageClock(double& total) : total_(total), start_(Clock::now()) {}
+    ~StageClock() { total_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
+    StageClock(const StageClock&) = delete;
+    StageClock& operator=(const StageClock&) = delete;
+
+private:
+    double& total_;
+    Clock::time_point start_;
+};
+
+/// Gathers a particle array into the new bin order: a[k] ← a[permutation[k]]. The scratch
+/// buffer takes the old array, so no allocation happens once sizes are reached. Empty arrays
+/// (those the integrator does not use) are left alone.
+template <class T>
+void gather(std::vector<T>& a, std::vector<T>& scratch,
+            const std::vector<std::uint32_t>& permutation) {
+    if (a.empty())
+        return;
+    scratch.resize(a.size());
+    const std::int64_t n = static_cast<std::int64_t>(a.size());
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+    for (std::int64_t k = 0; k < n; ++k)
+        scratch[k] = a[permutation[k]];
+    a.swap(scratch);
+}
+
+/// WCSPH on the CPU: OpenMP over particles, deterministic for any thread count (every particle's
+/// sums run in its neighbour order; the only reductions are max).
+///
+/// State arrays are kept in bin order; after each neighbour-structure build every array the
+/// rest of the step reads is gathered into the new order (DESIGN.md), and `id_` keeps the
+/// original index. Particles [0, active_) are binned, interact and move; [active_, n) have left
+/// the domain and are frozen (OutsidePolicy::exclude sorts them last).
+template <int D>
+class CpuSimulation final : public Simulation {
+public:
+    CpuSimulation(const Case& c, const ParticleSet& particles);
+
+    void step() override;
+    double time() const override { return time_; }
+    std::uint64_t steps() const override { return steps_; }
+    double last_dt() const override { return dt_; }
+    ParticleCounts counts() const override;
+    Snapshot snapshot() const override;
+    StageTimes stage_times() const override;
+    const DerivedConstants& constants() const override { return derived_; }
+    std::string backend_name() const override { return "cpu"; }
+    std::vector<Exclusion> take_exclusions() override;
+
+private:
+    enum Stage { construction, reorder, interaction, integration, checks, stage_count };
+
+    std::uint32_t size() const { return static_cast<std::uint32_t>(id_.size()); }
+    /// Builds the neighbour structure on the current positions and gathers the particle arrays
+    /// into its order; `with_previous` also gathers the integrator's previous_* arrays (those
+    /// the scheme uses; the others are empty).
+    void rebuild(bool with_previous);
+    /// One interaction pass over the active particles: acceleration_, density_rate_,
+    /// acceleration_max_, mu_max_.
+    void interact();
+    template <class QueryT, class KernelT>
+    void interact_with(const KernelT& kernel);
+    IntegratorArrays<D> integrator_arrays();
+    void check(); ///< throws SimulationFailure
+    void record_exclusions();
+
+    // configuration
+    DerivedConstants derived_;
+    FluidConstants fluid_;
+    KernelVariant<D> kernel_;
+    QueryTag query_;
+    IntegratorKind integrator_;
+    int verlet_reset_;
+    double cfl_;
+    float density_min_, density_max_; ///< kg/m³
+    GridSpec<D> grid_;
+    CpuNeighbourBuilder<D> builder_;
+    std::uint32_t boundary_count_;
+
+    // particle state, bin order
+    std::vector<Vec<D>> position_, velocity_, previous_position_, previous_velocity_;
+    std::vector<float> density_, previous_density_;
+    std::vector<ParticleType> type_;
+    std::vector<std::uint32_t> id_;
+    std::uint32_t active_ = 0;
+    // derived per pass
+    std::vector<float> pressure_, density_rate_;
+    std::vector<Vec<D>> acceleration_;
+    float acceleration_max_ = 0.0f, mu_max_ = 0.0f;
+    // gather scratch, one per element type
+    std::vector<Vec<D>> scratch_vec_;
+    std::vector<float> scratch_float_;
+    std::vector<ParticleType> scratch_type_;
+    std::vector<std::uint32_t> scratch_id_;
+
+    double time_ = 0.0, dt_ = 0.0;
+    std::uint64_t steps_ = 0;
+    ExclusionLog exclusions_;
+    double stage_seconds_[stage_count] = {};
+};
+
+template <int D>
+CpuSimulation<D>::CpuSimulation(const Case& c, const ParticleSet& particles)
+    : derived_(particles.constants), fluid_(make_fluid_constants(c, derived_)),
+      kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
+      integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
+      cfl_(c.constants.cfl),
+      density_min_(static_cast<float>(c.physics.density_min_ratio * c.constants.rho0)),
+      density_max_(static_cast<float>(c.physics.density_max_ratio * c.constants.rho0)),
+      grid_(make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
+                         static_cast<float>(derived_.support), c.neighbours.bin_width)),
+      builder_(c.neighbours.construction),
+      boundary_count_(static_cast<std::uint32_t>(particles.boundary_count)) {
+    const std::size_t n = particles.size();
+    position_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        position_[i] = to_vec<D>(particles.position[i]);
+    velocity_.assign(n, Vec<D>{});
+    density_ = particles.density;
+    type_ = particles.type;
+    id_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        id_[i] = static_cast<std::uint32_t>(i);
+    if (integrator_ == IntegratorKind::symplectic) // Verlet needs no previous position
+        previous_position_ = position_;
+    previous_velocity_ = velocity_;
+    previous_density_ = density_;
+    pressure_.resize(n);
+    density_rate_.resize(n);
+    acceleration_.resize(n);
+    exclusions_ = ExclusionLog(n);
+
+    rebuild(true);
+    if (active_ != size()) {
+        std::ostringstream msg;
+        msg << size() - active_ << " particle(s) lie outside the domain at t = 0, e.g. id "
+            << id_[active_] << " at " << describe(position_[active_])
+            << " m; the domain must contain every particle";
+        throw std::invalid_argument(msg.str());
+    }
+}
+
+template <int D>
+void CpuSimulation<D>::rebuild(bool with_previous) {
+    {
+        StageClock clock(stage_seconds_[construction]);
+        builder_.build(position_.data(), size(), grid_, static_cast<float>(derived_.support),
+                       OutsidePolicy::exclude);
+    }
+    StageClock clock(stage_seconds_[reorder]);
+    const std::vector<std::uint32_t>& permutation = builder_.permutation();
+    position_ = builder_.sorted_positions();
+    gather(velocity_, scratch_vec_, permutation);
+    gather(density_, scratch_float_, permutation);
+    gather(type_, scratch_type_, permutation);
+    gather(id_, scratch_id_, permutation);
+    if (with_previous) {
+        gather(previous_position_, scratch_vec_, permutation);
+        gather(previous_velocity_, scratch_vec_, permutation);
+        gather(previous_density_, scratch_float_, permutation);
+    }
+    active_ = builder_.binned_count();
+}
+
+template <int D>
+template <class QueryT, class KernelT>
+void CpuSimulation<D>::interact_with(const KernelT& kernel) {
+    const NeighbourView<D> view = builder_.view();
+    const ParticlesView<D> particles{velocity_.data(), density_.data(), pressure_.data(),
+                                     type_.data()};
+    const FluidConstants fluid = fluid_;
+    const std::int64_t n = active_;
+    float acceleration_max2 = 0.0f, mu_max = 0.0f;
+#pragma omp parallel for schedule(static, 64) reduction(max : acceleration_max2, mu_max)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const Derivatives<D> d = interact_particle<QueryT>(view, particles, kernel, fluid,
+                                                           static_cast<std::uint32_t>(i));
+        acceleration_[i] = d.acceleration;
+        density_rate_[i] = d.density_rate;
+        mu_max = std::max(mu_max, d.mu_max);
+        if (type_[i] == ParticleType::fluid)
+            acceleration_max2 = std::max(acceleration_max2, norm2(d.acceleration));
+    }
+    acceleration_max_ = std::sqrt(acceleration_max2);
+    mu_max_ = mu_max;
+}
+
+template <int D>
+void CpuSimulation<D>::interact() {
+    StageClock clock(stage_seconds_[interaction]);
+    const std::int64_t n = active_;
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+    for (std::int64_t i = 0; i < n; ++i)
+        pressure_[i] = tait_pressure(fluid_, density_[i]);
+    // Runtime choice → compiled instantiation, once per pass (DESIGN.md).
+    std::visit(
+        [this](auto query, const auto& kernel) {
+            this->template interact_with<decltype(query)>(kernel);
+        },
+        query_, kernel_);
+}
+
+template <int D>
+IntegratorArrays<D> CpuSimulation<D>::integrator_arrays() {
+    return {position_.data(),          velocity_.data(),          density_.data(),
+            previous_position_.data(), previous_velocity_.data(), previous_density_.data(),
+            acceleration_.data(),      density_rate_.data(),      type_.data()};
+}
+
+template <int D>
+void CpuSimulation<D>::step() {
+    const float rho0 = fluid_.rho0;
+    if (integrator_ == IntegratorKind::symplectic) {
+        // Predictor with the derivatives of state n, then a corrector with those of n+½; the
+        // positions change in between, so the neighbour structure is rebuilt twice.
+        rebuild(false);
+        interact();
+        {
+            StageClock clock(stage_seconds_[integration]);
+            dt_ = time_step(fluid_, cfl_, acceleration_max_, mu_max_);
+            const float dt = static_cast<float>(dt_);
+            const IntegratorArrays<D> a = integrator_arrays();
+            const std::int64_t n = active_;
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+            for (std::int64_t i = 0; i < n; ++i)
+                symplectic_predict(a, static_cast<std::uint32_t>(i), dt, rho0);
+        }
+        rebuild(true);
+        interact();
+        StageClock clock(stage_seconds_[integration]);
+        const float dt = static_cast<float>(dt_);
+        const IntegratorArrays<D> a = integrator_arrays();
+        const std::int64_t n = active_;
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+        for (std::int64_t i = 0; i < n; ++i)
+            symplectic_correct(a, static_cast<std::uint32_t>(i), dt, rho0);
+    } else {
+        rebuild(true);
+        interact();
+        StageClock clock(stage_seconds_[integration]);
+        dt_ = time_step(fluid_, cfl_, acceleration_max_, mu_max_);
+        const float dt = static_cast<float>(dt_);
+        const bool euler = steps_ % static_cast<std::uint64_t>(verlet_reset_) == 0;
+        const IntegratorArrays<D> a = integrator_arrays();
+        const std::int64_t n = active_;
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+        for (std::int64_t i = 0; i < n; ++i)
+            verlet_update(a, static_cast<std::uint32_t>(i), dt, euler, rho0);
+    }
+    time_ += dt_;
+    ++steps_;
+    check();
+    record_exclusions();
+}
+
+template <int D>
+void CpuSimulation<D>::check() {
+    StageClock clock(stage_seconds_[checks]);
+    const std::int64_t n = size();
+    auto bad = [&](std::int64_t k) {
+        return !finite(position_[k]) || !finite(velocity_[k]) || !std::isfinite(density_[k]) ||
+               density_[k] < density_min_ || density_[k] > density_max_;
+    };
+    std::int64_t bad_count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad_count) if (n >= parallel_threshold)
+    for (std::int64_t k = 0; k < n; ++k)
+        bad_count += bad(k) ? 1 : 0;
+    if (bad_count == 0)
+        return;
+
+    std::vector<Offender<D>> offenders;
+    for (std::int64_t k = 0; k < n; ++k)
+        if (bad(k))
+            offenders.push_back({id_[k], type_[k], density_[k], position_[k], velocity_[k]});
+    throw SimulationFailure(failure_message(steps_, time_, static_cast<std::size_t>(bad_count),
+                                            density_min_, density_max_, offenders));
+}
+
+template <int D>
+void CpuSimulation<D>::record_exclusions() {
+    exclusions_.record(
+        size() - active_, id_.data() + active_,
+        [&](std::uint32_t k) { return to_array3(position_[active_ + k]); }, steps_, time_);
+}
+
+template <int D>
+std::vector<Exclusion> CpuSimulation<D>::take_exclusions() {
+    return exclusions_.take();
+}
+
+template <int D>
+ParticleCounts CpuSimulation<D>::counts() const {
+    ParticleCounts counts;
+    counts.boundary = boundary_count_;
+    counts.fluid = active_ - boundary_count_; // boundary particles never leave the domain
+    counts.excluded = size() - active_;
+    return counts;
+}
+
+template <int D>
+Snapshot CpuSimulation<D>::snapshot() const {
+    // Bin-order index of each id among the active particles (excluded ones left out).
+    constexpr std::uint32_t none = ~0u;
+    std::vector<std::uint32_t> slot(size(), none);
+    for (std::uint32_t k = 0; k < active_; ++k)
+        slot[id_[k]] = k;
+    Snapshot s;
+    s.dimension = D;
+    s.time = time_;
+    s.step = steps_;
+    s.id.reserve(active_);
+    for (std::uint32_t id = 0; id < size(); ++id) {
+        const std::uint32_t k = slot[id];
+        if (k == none)
+            continue;
+        s.id.push_back(id);
+        s.type.push_back(type_[k]);
+        s.position.push_back(to_array3(position_[k]));
+        s.velocity.push_back(to_array3(velocity_[k]));
+        s.density.push_back(density_[k]);
+        s.pressure.push_back(tait_pressure(fluid_, density_[k]));
+    }
+    return s;
+}
+
+template <int D>
+StageTimes CpuSimulation<D>::stage_times() const {
+    return {{"construction", stage_seconds_[construction]},
+            {"reorder", stage_seconds_[reorder]},
+            {"interaction", stage_seconds_[interaction]},
+            {"integration", stage_seconds_[integration]},
+            {"checks", stage_seconds_[checks]}};
+}
+
+} // namespace
+
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
+    const ParticleSet particles = generate_particles(c);
+    if (c.dimension == 2)
+        return std::make_unique<CpuSimulation<2>>(c, particles);
+    return std::make_unique<CpuSimulation<3>>(c, particles);
+}
+
+} // namespace sluice
+
+namespace sluice {
+
+MemoryEstimate estimate_cpu_memory(const Case& c, std::uint64_t particles) {
+    const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
+    const float radius = static_cast<float>(2.0 * smoothing_length(c));
+    auto per_particle = [&](auto dim) -> std::uint64_t {
+        constexpr int D = decltype(dim)::value;
+        // CpuSimulation: position, velocity, previous velocity, acceleration, gather scratch,
+        // previous position (symplectic); the builder's sorted positions.
+        const std::uint64_t vectors = (symplectic ? 6 : 5) + 1;
+        // density, previous density, pressure, density rate, scratch.
+        const std::uint64_t floats = 5;
+        // id, id scratch; the builder's key, offset and permutation.
+        const std::uint64_t words = 5;
+        return vectors * sizeof(Vec<D>) + floats * sizeof(float) + words * sizeof(std::uint32_t) +
+               2 * sizeof(ParticleType);
+    };
+    MemoryEstimate m;
+    if (c.dimension == 2) {
+        m.bytes_per_particle = per_particle(std::integral_constant<int, 2>{});
+        m.bins = make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
+                              c.neighbours.bin_width)
+                     .bin_count();
+    } else {
+        m.bytes_per_particle = per_particle(std::integral_constant<int, 3>{});
+        m.bins = make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
+                              c.neighbours.bin_width)
+                     .bin_count();
+    }
+    m.particle_bytes = m.bytes_per_particle * particles;
+    m.grid_bytes = (m.bins + 2) * sizeof(std::uint32_t);
+    return m;
+}
+
+} // namespace sluice

@@ -1,0 +1,37 @@
+#pragma once
+/// \file cpu_backend.h
+/// The OpenMP CPU backend. Use make_simulation(case, Backend::cpu); this header is for it.
+
+#include "backends/simulation.h"
+#include "case/case_model.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace sluice {
+
+/// Generates the particles of the case and returns the CPU simulation at t = 0.
+/// \throws std::invalid_argument when a particle lies outside the domain at t = 0, or as
+///         generate_particles does.
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c);
+
+} // namespace sluice
+
+namespace sluice {
+
+/// Memory the CPU backend needs for a case (what `sluice check` prints).
+struct MemoryEstimate {
+    std::uint64_t bytes_per_particle = 0; ///< state, integrator copies, derivatives, gather
+                                          ///< scratch and neighbour-builder buffers
+    std::uint64_t particle_bytes = 0;     ///< bytes_per_particle × particles
+    std::uint64_t bins = 0;               ///< bins of the grid over the domain
+    std::uint64_t grid_bytes = 0;         ///< the PBM and the builder's bin counters
+    std::uint64_t total() const { return particle_bytes + grid_bytes; }
+};
+
+/// Estimates the CPU backend's memory for `particles` particles of case c (the count comes from
+/// generate_particles). Excludes the one-off generation buffers (about 30 bytes per particle).
+/// \throws std::invalid_argument when the grid is invalid, as make_grid.
+MemoryEstimate estimate_cpu_memory(const Case& c, std::uint64_t particles);
+
+} // namespace sluice

@@ -1,0 +1,90 @@
+#pragma once
+/// \file cuda_backend.h
+/// The CUDA backend: the whole WCSPH time step on the GPU. Plain C++ (no CUDA types), so the CLI,
+/// the benchmark and the tests include it in every build; in a build without CUDA
+/// (SLUICE_CUDA=OFF) cuda_device_available() is false and make_cuda_simulation throws
+/// BackendUnavailable.
+///
+/// Step (symplectic; Verlet has one pass): per interaction pass, the case's neighbour module
+/// builds the bin order and PBM on the device (CudaNeighbourBuilder, OutsidePolicy::exclude, grid
+/// over Case::domain); the particle arrays are gathered into that order; one thread per particle
+/// runs the physics.h functions over its neighbours (for_each_neighbour, templated on query and
+/// kernel, chosen once per launch); the integration kernels run integrators.h. dt comes from a
+/// block-wide CUB reduction of max |a| and max μ fused into the interaction kernel; the failure
+/// check is fused into the last integration kernel. Per step, only a small block of scalars
+/// (dt, binned particle count, failure count) crosses to the host, and nothing is allocated.
+/// The particle layout is packed_particles.h's.
+///
+/// Debugging aid: with the environment variable SLUICE_CUDA_TRACE set, every stage of a step is
+/// waited for and reported on stderr, so a stage that hangs or fails is named.
+
+#include "backends/simulation.h"
+#include "case/case_model.h"
+#include "case/particles.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+/// True when this build has CUDA and a CUDA device is present (the CLI's default backend then
+/// is cuda). Never throws.
+bool cuda_device_available();
+
+/// Name of CUDA device 0 (e.g. "NVIDIA H100 80GB HBM3"), or "" without one.
+std::string cuda_device_name();
+
+/// Free and total memory of the current CUDA device (bytes); zeros without one.
+struct CudaMemoryInfo {
+    std::size_t free = 0;
+    std::size_t total = 0;
+};
+CudaMemoryInfo cuda_memory_info();
+
+/// How the interaction kernel visits neighbours (both run the same per-pair physics, so results
+/// agree to rounding; only speed differs). H100, dambreak3d_1m.xml (10^6 particles, h = 1.3 dp),
+/// counting-sort/strips/0.5: direct 1.79 ms per step, queued 2.70 (solver/BENCHMARK.md).
+enum class CudaInteraction {
+    /// The pair terms run inside the query, per candidate that passes the distance test (a warp
+    /// runs them whenever any of its lanes has a neighbour there). Default: the fastest measured.
+    direct,
+    /// The query only collects neighbour indices into a per-thread queue in shared memory; the
+    /// pair terms then run over the queues with the warp's lanes in step. Fewer idle lanes in
+    /// the pair terms, but the queue's shared memory limits occupancy to 16 warps per SM.
+    queued,
+};
+
+struct CudaOptions {
+    CudaInteraction interaction = CudaInteraction::direct;
+    /// Record CUDA events between the stages of every step for stage_times() (a few µs a step).
+    bool stage_timing = true;
+};
+
+/// A Simulation on the GPU, with what benchmarks and tests need beyond the common interface.
+class GpuSimulation : public Simulation {
+public:
+    /// Device memory this simulation holds (its arrays and its neighbour builder's), bytes.
+    virtual std::size_t device_bytes() const = 0;
+    /// Device allocations made so far: constant once the simulation is set up (a step never
+    /// allocates).
+    virtual std::uint64_t device_allocations() const = 0;
+    /// Number of neighbours (|x_i − x_j| < 2h, i itself included) of every particle of the
+    /// current state, indexed by id, found by this simulation's neighbour module inside the
+    /// solver; 0 for excluded particles. Diagnostic (allocates).
+    virtual std::vector<std::uint32_t> neighbour_counts() = 0;
+};
+
+/// Generates the particles of the case and returns the CUDA simulation at t = 0.
+/// \throws BackendUnavailable when the build has no CUDA or no device is present.
+/// \throws std::invalid_argument when a particle lies outside the domain at t = 0, or as
+///         generate_particles does.
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const CudaOptions& options = {});
+
+/// As above, from particles already generated for the case (benchmarks reuse one set).
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const ParticleSet& particles,
+                                                    const CudaOptions& options = {});
+
+} // namespace sluice

@@ -1,0 +1,95 @@
+#pragma once
+/// \file simulation.h
+/// The backend-independent face of a running simulation. The CLI drives it; the CPU backend
+/// (cpu_backend.cpp) and the CUDA backend implement it. Virtual calls happen on the host only,
+/// once per step at most.
+
+#include "case/case_model.h"
+#include "io/snapshot.h"
+
+#include <array>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+enum class Backend { cpu, cuda };
+
+/// Thrown by step() when the state became non-physical (NaN, density outside the configured
+/// range). The message names the step, the time and the offending particle(s) by id. The state
+/// the failure was detected in stays readable through snapshot().
+class SimulationFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Thrown by make_simulation when the chosen backend cannot run here: cuda in a build without
+/// CUDA, or with no CUDA device present. The message says which; the CLI maps it to exit code 2.
+class BackendUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Derived constants of a case (what `sluice check` prints).
+struct DerivedConstants {
+    double h = 0.0;              ///< smoothing length (m) = coefh·sqrt(D)·dp
+    double support = 0.0;        ///< kernel support = search radius R = 2h (m)
+    double speed_of_sound = 0.0; ///< c0 (m/s)
+    double mass = 0.0;           ///< particle mass ρ0·dp^D (kg)
+    double initial_dt = 0.0;     ///< s
+    double b = 0.0;              ///< Tait coefficient c0²ρ0/γ (Pa)
+};
+
+/// A fluid particle that left the domain. The first neighbour-structure build that finds it
+/// outside excludes it: from then on it is frozen, invisible to every neighbour query, left out
+/// of snapshots and counted in ParticleCounts::excluded.
+struct Exclusion {
+    std::uint32_t id = 0;
+    std::uint64_t step = 0;          ///< the step (1-based) during which it was excluded
+    double time = 0.0;               ///< s, the time at the end of that step
+    std::array<float, 3> position{}; ///< m, where it stays frozen (2D: y = 0)
+};
+
+class Simulation {
+public:
+    virtual ~Simulation() = default;
+
+    /// Advances one time step (dt from the CFL, force and viscous limits).
+    /// \throws SimulationFailure when the new state is non-physical.
+    virtual void step() = 0;
+
+    virtual double time() const = 0;         ///< s
+    virtual std::uint64_t steps() const = 0; ///< steps taken
+    virtual double last_dt() const = 0;      ///< s
+    virtual ParticleCounts counts() const = 0;
+    virtual Snapshot snapshot() const = 0; ///< copies the state to the host
+
+    /// Starts copying the current state for output and returns without waiting for the copy:
+    /// the future's get() (from any thread) waits for it and returns what snapshot() would have
+    /// returned now. The simulation may step on meanwhile. The default (CPU backend) takes
+    /// snapshot() at once; the CUDA backend copies to pinned host memory on a side stream and
+    /// builds the Snapshot in the thread that calls get(). Each pending future holds a copy
+    /// slot until get() returns or the future is destroyed; begin_snapshot() waits while every
+    /// slot is held (CUDA backend: 2), so a writer that falls behind slows the run down rather
+    /// than filling memory. A thread that itself holds two unread futures must read or drop one
+    /// before it begins another (BackgroundSnapshotWriter does this for you).
+    virtual std::future<Snapshot> begin_snapshot();
+    virtual StageTimes stage_times() const = 0;
+    virtual const DerivedConstants& constants() const = 0;
+    virtual std::string backend_name() const = 0;
+
+    /// Exclusions since the last call, by ascending id; each is reported exactly once. The CLI
+    /// logs them (summary.json has the count from counts()).
+    virtual std::vector<Exclusion> take_exclusions() = 0;
+};
+
+/// Generates the particles of the case and sets up the chosen backend.
+/// \throws BackendUnavailable when the backend is unavailable (cuda without a GPU or without
+///         CUDA support in this build), with a message saying so.
+std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend);
+
+} // namespace sluice

@@ -1,0 +1,42 @@
+#include "case/case_model.h"
+
+namespace sluice {
+
+const char* to_string(KernelKind k) {
+    return k == KernelKind::wendland_c2 ? "wendland" : "cubic-spline";
+}
+
+const char* to_string(ViscosityKind v) {
+    return v == ViscosityKind::artificial ? "artificial" : "laminar";
+}
+
+const char* to_string(DensityDiffusionKind d) {
+    switch (d) {
+    case DensityDiffusionKind::none:
+        return "none";
+    case DensityDiffusionKind::molteni:
+        return "molteni";
+    case DensityDiffusionKind::fourtakas:
+        return "fourtakas";
+    }
+    return "?";
+}
+
+const char* to_string(IntegratorKind i) {
+    return i == IntegratorKind::symplectic ? "symplectic" : "verlet";
+}
+
+std::string tank_faces_to_string(unsigned faces) {
+    static const char* const names[] = {"bottom", "top", "left", "right", "front", "back"};
+    std::string out;
+    for (unsigned k = 0; k < 6; ++k) {
+        if (faces & (1u << k)) {
+            if (!out.empty())
+                out += ' ';
+            out += names[k];
+        }
+    }
+    return out;
+}
+
+} // namespace sluice

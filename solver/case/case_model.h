@@ -1,0 +1,125 @@
+#pragma once
+/// \file case_model.h
+/// The in-memory form of a case file (cases/README.md documents the XML). The reader
+/// (case_reader.h) fills it and checks it; everything downstream may assume it is valid.
+///
+/// Units are SI (m, s, kg). Points are stored as 3D (x, y, z); in 2D cases y = 0 and the
+/// simulation plane is x–z, gravity along −z.
+
+#include "neighbours/module.h"
+
+#include <Eigen/Core>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+/// Where a value came from, for error messages: "file:line".
+struct SourceLocation {
+    std::string file;
+    int line = 0;
+};
+
+/// Axis-aligned box [min, max] (m).
+struct Box {
+    Eigen::Vector3d min = Eigen::Vector3d::Zero();
+    Eigen::Vector3d max = Eigen::Vector3d::Zero();
+};
+
+enum class KernelKind { wendland_c2, cubic_spline };
+enum class ViscosityKind { artificial, laminar };
+enum class DensityDiffusionKind { none, molteni, fourtakas };
+enum class IntegratorKind { symplectic, verlet };
+
+/// Faces of a tank, as DualSPHysics's boxfill: bit flags.
+enum TankFace : unsigned {
+    face_bottom = 1u << 0, ///< z = min
+    face_top = 1u << 1,    ///< z = max
+    face_left = 1u << 2,   ///< x = min
+    face_right = 1u << 3,  ///< x = max
+    face_front = 1u << 4,  ///< y = min (3D only)
+    face_back = 1u << 5,   ///< y = max (3D only)
+};
+
+/// A box filled with fluid particles on the lattice min + (i + ½)·dp.
+struct FluidRegion {
+    Box box;
+    SourceLocation where;
+};
+
+/// Tank walls: `box` is the inside of the tank (the physical wall surfaces are its faces).
+/// Each chosen face gets `layers` layers of boundary particles outside it, at
+/// face − (k + ½)·dp, k = 0 … layers−1; corners between chosen faces are filled.
+struct TankWalls {
+    Box box;
+    unsigned faces = 0; ///< TankFace bits
+    int layers = 3;
+    SourceLocation where;
+};
+
+/// A solid box filled with boundary particles on the lattice min + (i + ½)·dp.
+struct Obstacle {
+    Box box;
+    SourceLocation where;
+};
+
+struct Constants {
+    double gravity = 9.81;                ///< m/s², magnitude, acting along −z
+    double rho0 = 1000.0;                 ///< kg/m³, reference density
+    double gamma = 7.0;                   ///< Tait exponent
+    std::optional<double> speed_of_sound; ///< m/s; if absent c0 = coef_sound·sqrt(g·H_max)
+    double coef_sound = 20.0;             ///< dimensionless
+    double coefh = 1.0;                   ///< h = coefh·sqrt(D)·dp
+    double cfl = 0.2;                     ///< CFL number of the time-step limits
+};
+
+struct Physics {
+    KernelKind kernel = KernelKind::wendland_c2;
+    ViscosityKind viscosity = ViscosityKind::artificial;
+    double viscosity_value = 0.01; ///< α (artificial, dimensionless) or ν (laminar, m²/s)
+    DensityDiffusionKind diffusion = DensityDiffusionKind::molteni;
+    double diffusion_coef = 0.1; ///< δ (dimensionless)
+    IntegratorKind integrator = IntegratorKind::symplectic;
+    int verlet_reset_steps = 40;    ///< Verlet: a forward Euler step every N steps
+    double density_min_ratio = 0.5; ///< stop when ρ < ratio·ρ0 (instability)
+    double density_max_ratio = 2.0; ///< stop when ρ > ratio·ρ0
+};
+
+struct RunControl {
+    double end_time = 1.0;         ///< s
+    double output_interval = 0.05; ///< s, simulated time between snapshots
+    std::string output_dir;        ///< default "out/<case name>"
+};
+
+struct Case {
+    std::string name;
+    SourceLocation where; ///< the root element
+    int dimension = 2;
+    Constants constants;
+    double dp = 0.0; ///< m, particle spacing (required)
+    std::vector<FluidRegion> fluids;
+    std::optional<TankWalls> tank;
+    std::vector<Obstacle> obstacles;
+    /// Simulation domain; particles leaving it are excluded. Default: the bounding box of all
+    /// particles grown by 10 % of its largest extent on every side (computed by the reader).
+    Box domain;
+    Physics physics;
+    NeighbourModule neighbours;
+    RunControl run;
+};
+
+} // namespace sluice
+
+namespace sluice {
+
+/// Names as written in case files (also used in logs and summary.json).
+const char* to_string(KernelKind k);           ///< "wendland", "cubic-spline"
+const char* to_string(ViscosityKind v);        ///< "artificial", "laminar"
+const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtakas"
+const char* to_string(IntegratorKind i);       ///< "symplectic", "verlet"
+/// Space-separated face names of a TankFace mask, in the order bottom top left right front back.
+std::string tank_faces_to_string(unsigned faces);
+
+} // namespace sluice

@@ -1,0 +1,53 @@
+#pragma once
+/// \file particles.h
+/// Initial particles of a case: positions on the dp lattice, types, hydrostatic densities.
+
+#include "backends/simulation.h"
+#include "case/case_model.h"
+#include "io/snapshot.h"
+
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <vector>
+
+namespace sluice {
+
+/// The particles of a case at t = 0 (velocity 0). Index = particle id = generation order:
+/// tank walls, then obstacles (in case order), then fluid boxes (in case order); boundary first,
+/// as DualSPHysics.
+struct ParticleSet {
+    int dimension = 2;
+    std::vector<Eigen::Vector3d> position; ///< m; in 2D y = 0
+    std::vector<ParticleType> type;
+    std::vector<float> density; ///< kg/m³, hydrostatic
+    std::size_t fluid_count = 0;
+    std::size_t boundary_count = 0;
+    double fluid_height = 0.0;  ///< H_max (m): vertical extent of the fluid, top − bottom
+    DerivedConstants constants; ///< derive_constants(case, fluid_height)
+
+    std::size_t size() const { return position.size(); }
+};
+
+/// Generates the particles of a case (which the reader has validated).
+///
+/// Lattice: a fluid box or obstacle is filled at min + (i + ½)·dp on every axis, keeping the
+/// points whose centre lies inside the box; in 2D the lattice is in x–z with y = 0. Fluid boxes
+/// and obstacles are unions: a point inside an earlier box of the same kind is not generated
+/// twice. Tank walls: along each axis the coordinates are the tank interior's lattice plus, for
+/// every chosen face, `layers` coordinates outside it at face ∓ (k + ½)·dp; every point of
+/// their product with at least one wall coordinate is a wall particle (this fills the corners
+/// and edges between chosen faces).
+///
+/// Initial density: the Tait equation inverted for p = ρ0·g·(H − z), so still water starts at
+/// rest (DualSPHysics does the same for its hydrostatic initial condition).
+/// - fluid: H is the free surface of the particle's own column (same x, y): the top of its
+///   highest fluid particle + dp/2;
+/// - boundary: H of the nearest fluid column within one kernel support 2h horizontally (its own
+///   column for a floor under water, the adjacent column for a side wall); ρ = ρ0 above that
+///   surface or with no fluid column within 2h. The wall then starts in equilibrium with the
+///   water next to it.
+/// \throws std::invalid_argument as derive_constants does.
+ParticleSet generate_particles(const Case& c);
+
+} // namespace sluice

@@ -1,0 +1,205 @@
+#pragma once
+/// \file physics.h
+/// WCSPH physics terms as host/device code: the CPU backend loops over particles with them, the
+/// CUDA backend will run the same functions from a thin kernel. Formulas follow DualSPHysics
+/// (Crespo et al. 2015, CPC 187; Domínguez et al. 2022, Comp. Part. Mech. 9) unless noted.
+///
+/// Conventions: particle arrays are in bin order; r_ij = x_i − x_j, v_ij = v_i − v_j;
+/// ∇_i W_ij = r_ij · F (kernels.h); the vertical axis is component D−1, gravity points along −it.
+
+#include "io/snapshot.h"
+#include "neighbours/query.h"
+#include "neighbours/vec.h"
+#include "physics/kernels.h"
+
+#include <cstdint>
+
+namespace sluice {
+
+enum class ViscosityModel : std::uint8_t { artificial_monaghan1992, laminar_lo_shao2002 };
+enum class DensityDiffusion : std::uint8_t { none, molteni2009, fourtakas2019 };
+
+/// Constants of the interaction, built on the host (constants.h) and passed by value.
+struct FluidConstants {
+    float rho0 = 1000.0f;   ///< reference density ρ0 (kg/m³)
+    float inv_rho0 = 1e-3f; ///< 1/ρ0
+    float gamma = 7.0f;     ///< Tait exponent γ
+    float inv_gamma = 1.0f / 7.0f;
+    float b = 0.0f;        ///< Tait coefficient B = c0²ρ0/γ (Pa)
+    float c0 = 0.0f;       ///< speed of sound (m/s)
+    float mass = 0.0f;     ///< particle mass m = ρ0·dp^D (kg), the same for all particles
+    float h = 0.0f;        ///< smoothing length (m)
+    float eta2 = 0.0f;     ///< η² = 0.01·h² (m²), keeps 1/(r² + η²) finite
+    float gravity = 9.81f; ///< |g| (m/s²), acting along −(component D−1)
+    ViscosityModel viscosity = ViscosityModel::artificial_monaghan1992;
+    float alpha = 0.01f; ///< artificial viscosity α (dimensionless)
+    float nu = 0.0f;     ///< laminar kinematic viscosity ν (m²/s)
+    DensityDiffusion diffusion = DensityDiffusion::molteni2009;
+    float ddt_coef = 0.0f;   ///< 2·δ·h·c0 (m²/s), density diffusion prefactor
+    float hydro_coef = 0.0f; ///< ρ0·g/B (1/m), Fourtakas's hydrostatic density difference
+};
+
+/// Tait equation of state (Batchelor 1967; Monaghan 1994; Crespo et al. 2015 eq. 16):
+/// \f$p = B((\rho/\rho_0)^\gamma - 1)\f$ (Pa).
+SLUICE_HD SLUICE_INLINE float tait_pressure(const FluidConstants& c, float rho) {
+    return c.b * (powf(rho * c.inv_rho0, c.gamma) - 1.0f);
+}
+
+/// Inverse of the Tait equation: the density at pressure p (kg/m³).
+SLUICE_HD SLUICE_INLINE float tait_density(const FluidConstants& c, float p) {
+    return c.rho0 * powf(1.0f + p / c.b, c.inv_gamma);
+}
+
+/// Molteni & Colagrossi (2009) density diffusion, one pair (Crespo et al. 2015 eq. 14):
+/// \f$2\delta h c_0 (\rho_j - \rho_i)\, \frac{\mathbf r_{ji}\cdot\nabla_i W_{ij}}{r^2+\eta^2}
+/// \frac{m_j}{\rho_j}\f$, written with r_ji·∇_iW = −r²F. Positive when j is denser: it
+/// diffuses density, like an SPH Laplacian (Brookshaw 1985).
+SLUICE_HD SLUICE_INLINE float density_diffusion_molteni2009(const FluidConstants& c, float drho_ji,
+                                                            float fac, float r2, float rho_j) {
+    return c.ddt_coef * drho_ji * (-fac * r2 / (r2 + c.eta2)) * c.mass / rho_j;
+}
+
+/// Fourtakas et al. (2019, Comp. Fluids 190) diffuse only the dynamic part of the density: the
+/// hydrostatic difference \f$\rho^H_{ji} = \rho_0[(1 + \rho_0 g (z_i - z_j)/B)^{1/\gamma} - 1]\f$
+/// (Tait inverted for p = ρ0·g·(z_i − z_j)) is taken off ρ_j − ρ_i before the Molteni term.
+/// dz_ij = z_i − z_j (m).
+SLUICE_HD SLUICE_INLINE float density_diffusion_fourtakas2019(const FluidConstants& c,
+                                                              float drho_ji, float dz_ij, float fac,
+                                                              float r2, float rho_j) {
+    const float rho_h_ji = c.rho0 * (powf(1.0f + c.hydro_coef * dz_ij, c.inv_gamma) - 1.0f);
+    return density_diffusion_molteni2009(c, drho_ji - rho_h_ji, fac, r2, rho_j);
+}
+
+/// Monaghan (1992) artificial viscosity Π_ij (m⁵/(kg·s²), the same units as p/ρ²):
+/// \f$\Pi_{ij} = -\alpha \bar c\, \mu_{ij} / \bar\rho_{ij}\f$ for approaching pairs
+/// (v_ij·r_ij < 0), else 0; \f$\mu_{ij} = h\,\mathbf v_{ij}\cdot\mathbf r_{ij}/(r^2+\eta^2)\f$,
+/// \f$\bar\rho = (\rho_i+\rho_j)/2\f$, \f$\bar c = c_0\f$ as in DualSPHysics
+/// (Crespo et al. 2015 eq. 9).
+SLUICE_HD SLUICE_INLINE float viscosity_monaghan1992(const FluidConstants& c, float mu_ij,
+                                                     float rho_i, float rho_j) {
+    return mu_ij < 0.0f ? -c.alpha * c.c0 * mu_ij / (0.5f * (rho_i + rho_j)) : 0.0f;
+}
+
+/// Lo & Shao (2002) laminar viscosity, the factor of v_ij in dv_i/dt (1/s):
+/// \f$\frac{4\nu\, m_j\, \mathbf r_{ij}\cdot\nabla_i W_{ij}}{(\rho_i+\rho_j)(r^2+\eta^2)}\f$
+/// (Crespo et al. 2015 eq. 10, with ν0 = ν).
+SLUICE_HD SLUICE_INLINE float viscosity_lo_shao2002(const FluidConstants& c, float fac, float r2,
+                                                    float rho_i, float rho_j) {
+    return 4.0f * c.nu * c.mass * (r2 * fac) / ((rho_i + rho_j) * (r2 + c.eta2));
+}
+
+/// Neighbour j as the pair terms see it.
+template <int D>
+struct NeighbourMotion {
+    Vec<D> velocity; ///< m/s
+    float density;   ///< kg/m³
+    bool fluid;      ///< false for boundary particles
+};
+
+/// Read-only particle arrays in bin order (device pointers on the CUDA backend).
+template <int D>
+struct ParticlesView {
+    const Vec<D>* velocity = nullptr; ///< m/s
+    const float* density = nullptr;   ///< kg/m³
+    const float* pressure = nullptr;  ///< Pa, tait_pressure(density), computed before the pass
+    const ParticleType* type = nullptr;
+
+    /// What the pair terms read of neighbour j first (the interface every particle layout
+    /// offers InteractionVisitor; packed_particles.h has the GPU's).
+    SLUICE_HD SLUICE_INLINE NeighbourMotion<D> motion(std::uint32_t j) const {
+        return {velocity[j], density[j], type[j] == ParticleType::fluid};
+    }
+    /// p_j/ρ_j² (m⁵/(kg·s²)); rho_j = motion(j).density.
+    SLUICE_HD SLUICE_INLINE float p_rho2(std::uint32_t j, float rho_j) const {
+        return pressure[j] / (rho_j * rho_j);
+    }
+};
+
+/// What one interaction pass computes for a particle.
+template <int D>
+struct Derivatives {
+    Vec<D> acceleration{};     ///< dv/dt (m/s²), gravity included; zero for boundary particles
+    float density_rate = 0.0f; ///< dρ/dt (kg/(m³·s))
+    float mu_max = 0.0f;       ///< max_j |h v_ij·r_ij/(r²+η²)| (m/s), for the time-step limit
+};
+
+/// The sums over the neighbours j of one particle i (Crespo et al. 2015 eqs. 2–3, 7–14):
+/// - continuity, all pairs: \f$\frac{d\rho_i}{dt} = \sum_j m_j\, \mathbf v_{ij}\cdot\nabla_i
+///   W_{ij}\f$ (+ density diffusion between fluid particles only, as DualSPHysics);
+/// - momentum, fluid i only: \f$\frac{d\mathbf v_i}{dt} = -\sum_j m_j (p_i/\rho_i^2 +
+///   p_j/\rho_j^2 + \Pi_{ij}) \nabla_i W_{ij}\f$ (+ laminar term) — the symmetric form, so pair
+///   forces cancel (Monaghan 1992, 2005). Gravity is added by interact_particle.
+/// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum.
+/// The visitor sees only true neighbours (r < 2h) including i itself (r = 0, adds nothing).
+/// ParticlesT is the particle layout: ParticlesView<D> (CPU, arrays of each quantity) or the
+/// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j).
+template <int D, class KernelT, class ParticlesT = ParticlesView<D>>
+struct InteractionVisitor {
+    ParticlesT particles;
+    KernelT kernel;
+    FluidConstants c;
+    // particle i
+    Vec<D> vel_i;
+    float rho_i;
+    float p_rho2_i; ///< p_i/ρ_i²
+    bool fluid_i;
+    // sums
+    Derivatives<D> sum{};
+
+    SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
+        const float fac = kernel.grad_factor(sqrtf(r2));
+        const NeighbourMotion<D> mj = particles.motion(j);
+        const Vec<D> vij = vel_i - mj.velocity;
+        const float vr = dot(vij, rij);
+        const float rr2 = r2 + c.eta2;
+        const float mu_ij = c.h * vr / rr2;
+        sum.mu_max = fmaxf(sum.mu_max, fabsf(mu_ij));
+        // Continuity: m_j v_ij·∇W = m_j (v_ij·r_ij) F.
+        sum.density_rate += c.mass * vr * fac;
+        if (!fluid_i)
+            return;
+
+        const float rho_j = mj.density;
+        if (c.diffusion != DensityDiffusion::none && mj.fluid) {
+            const float drho_ji = rho_j - rho_i;
+            sum.density_rate +=
+                c.diffusion == DensityDiffusion::molteni2009
+                    ? density_diffusion_molteni2009(c, drho_ji, fac, r2, rho_j)
+                    : density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2, rho_j);
+        }
+
+        float pair = p_rho2_i + particles.p_rho2(j, rho_j);
+        if (c.viscosity == ViscosityModel::artificial_monaghan1992)
+            pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
+        else
+            sum.acceleration += viscosity_lo_shao2002(c, fac, r2, rho_i, rho_j) * vij;
+        sum.acceleration -= (c.mass * pair * fac) * rij;
+    }
+
+    /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.
+    SLUICE_HD SLUICE_INLINE Derivatives<D> result() const {
+        Derivatives<D> d = sum;
+        if (fluid_i)
+            d.acceleration[D - 1] -= c.gravity;
+        return d;
+    }
+};
+
+/// All derivatives of particle i (bin-order index) from one neighbour query.
+template <class QueryT, int D, class KernelT>
+SLUICE_HD SLUICE_INLINE Derivatives<D>
+interact_particle(const NeighbourView<D>& view, const ParticlesView<D>& particles,
+                  const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
+    const float rho_i = particles.density[i];
+    InteractionVisitor<D, KernelT> visitor{particles,
+                                           kernel,
+                                           c,
+                                           particles.velocity[i],
+                                           rho_i,
+                                           particles.pressure[i] / (rho_i * rho_i),
+                                           particles.type[i] == ParticleType::fluid};
+    for_each_neighbour<QueryT>(view, view.positions[i], visitor);
+    return visitor.result();
+}
+
+} // namespace sluice

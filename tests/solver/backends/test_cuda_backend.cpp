@@ -1,0 +1,400 @@
+// The CUDA backend (cuda_backend.h) against the CPU backend and on its own: agreement after N
+// steps (2D and 3D, both integrators, the other kernel/viscosity/diffusion models), the 2D dam
+// break validation, neighbour counts of every module inside the solver, no device allocation in
+// a step and no growth over repeated runs, exclusions, failures, asynchronous snapshots.
+// Every test skips where no CUDA device is present (they compile without CUDA too).
+//
+// Tolerances. The GPU runs the CPU's physics functions (test_packed_particles.cpp shows the
+// packed path is bit-identical on the host); the device differs by rounding only: fused
+// multiply-add, powf, and the order of each particle's neighbour sum (the atomic construction
+// orders a bin's particles arbitrarily). Over the first 200 steps of the 2D dam break (the
+// collapse under way, speeds ~0.5 m/s) such differences stay near float resolution: limits are
+// set at 1e-3·dp for positions, 1e-4·ρ0 for densities and 1e-4·sqrt(gH) for velocities, far
+// above rounding and far below any modelling error.
+
+#include "backends/backend_checks.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/simulation.h"
+#include "case/particles.h"
+#include "io/async_output.h"
+#include "neighbours/grid.h"
+#include "neighbours/query.h"
+#include "support/cases.h"
+#include "validation/dambreak_validation.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace sluice;
+using sluice::test::box;
+
+namespace {
+
+#define SKIP_WITHOUT_CUDA_DEVICE()                                                                 \
+    do {                                                                                           \
+        if (!cuda_device_available())                                                              \
+            GTEST_SKIP() << "no CUDA device";                                                      \
+    } while (0)
+
+constexpr double g = 9.81;
+
+struct Difference {
+    double dx = 0.0, dv = 0.0, drho = 0.0; ///< max over particles (m, m/s, kg/m³)
+};
+
+Difference difference(const Snapshot& a, const Snapshot& b) {
+    Difference d;
+    EXPECT_EQ(a.id, b.id);
+    if (a.id != b.id)
+        return {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a.type[i], b.type[i]);
+        for (int k = 0; k < 3; ++k) {
+            d.dx = std::max<double>(d.dx, std::fabs(a.position[i][k] - b.position[i][k]));
+            d.dv = std::max<double>(d.dv, std::fabs(a.velocity[i][k] - b.velocity[i][k]));
+        }
+        d.drho = std::max<double>(d.drho, std::fabs(a.density[i] - b.density[i]));
+        if (!std::isfinite(a.position[i][0]) || !std::isfinite(b.position[i][0]))
+            d.dx = HUGE_VAL;
+    }
+    return d;
+}
+
+/// Runs `steps` steps of the case on both backends and checks that they agree.
+void expect_backends_agree(const Case& c, int steps, double fluid_height, const char* what) {
+    auto cpu = make_simulation(c, Backend::cpu);
+    auto gpu = make_simulation(c, Backend::cuda);
+    // Same generation, same initial state, bit for bit.
+    const Difference initial = difference(cpu->snapshot(), gpu->snapshot());
+    EXPECT_EQ(initial.dx, 0.0);
+    EXPECT_EQ(initial.drho, 0.0);
+    EXPECT_DOUBLE_EQ(cpu->constants().h, gpu->constants().h);
+    for (int k = 0; k < steps; ++k) {
+        cpu->step();
+        gpu->step();
+        ASSERT_NEAR(gpu->last_dt(), cpu->last_dt(), 1e-4 * cpu->last_dt()) << "step " << k + 1;
+    }
+    const Snapshot a = cpu->snapshot(), b = gpu->snapshot();
+    const Difference d = difference(a, b);
+    double speed = 0.0;
+    for (const auto& v : a.velocity)
+        speed = std::max(
+            speed, std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]));
+    std::printf("%s: CPU vs GPU after %d steps (t = %.4f s, max speed %.3f m/s): max |dx| = %.3g "
+                "dp, max |dv| = %.3g sqrt(gH), max |drho| = %.3g rho0; time %.9g vs %.9g s\n",
+                what, steps, cpu->time(), speed, d.dx / c.dp, d.dv / std::sqrt(g * fluid_height),
+                d.drho / c.constants.rho0, cpu->time(), gpu->time());
+    EXPECT_LT(d.dx, 1e-3 * c.dp) << what;
+    EXPECT_LT(d.dv, 1e-4 * std::sqrt(g * fluid_height)) << what;
+    EXPECT_LT(d.drho, 1e-4 * c.constants.rho0) << what;
+    EXPECT_NEAR(gpu->time(), cpu->time(), 1e-5 * cpu->time()) << what;
+    EXPECT_EQ(gpu->counts().fluid, cpu->counts().fluid);
+    EXPECT_EQ(gpu->counts().excluded, cpu->counts().excluded);
+}
+
+/// A small 3D dam break: water 0.15 × 0.2 × 0.2 m at the left wall of a tank 0.4 × 0.2 × 0.3 m.
+Case dambreak_3d(double dp) {
+    Case c;
+    c.name = "dambreak3d-small";
+    c.dimension = 3;
+    c.dp = dp;
+    TankWalls tank;
+    tank.box.min = Eigen::Vector3d(0, 0, 0);
+    tank.box.max = Eigen::Vector3d(0.4, 0.2, 0.3);
+    tank.faces = face_bottom | face_left | face_right | face_front | face_back;
+    tank.layers = 3;
+    c.tank = tank;
+    FluidRegion water;
+    water.box.min = Eigen::Vector3d(0, 0, 0);
+    water.box.max = Eigen::Vector3d(0.15, 0.2, 0.2);
+    c.fluids = {water};
+    c.domain.min = Eigen::Vector3d(-0.2, -0.2, -0.2);
+    c.domain.max = Eigen::Vector3d(0.6, 0.4, 0.5);
+    c.constants.coefh = 0.75; // h = 1.3 dp, as the benchmark
+    return c;
+}
+
+TEST(CudaBackend, AgreesWithCpuOnDamBreak2D) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    expect_backends_agree(test::dambreak_case(0.04), 200, 2.0, "dam break 2D, symplectic");
+}
+
+TEST(CudaBackend, AgreesWithCpuOnDamBreak2DVerlet) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    Case c = test::dambreak_case(0.04);
+    c.physics.integrator = IntegratorKind::verlet;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, Verlet");
+}
+
+TEST(CudaBackend, AgreesWithCpuWithOtherModels2D) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    Case c = test::dambreak_case(0.04);
+    c.physics.kernel = KernelKind::cubic_spline;
+    c.physics.viscosity = ViscosityKind::laminar;
+    c.physics.viscosity_value = 1e-3;
+    c.physics.diffusion = DensityDiffusionKind::fourtakas;
+    c.neighbours = parse_neighbour_module("radix-sort/moore/0.5");
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, cubic spline, laminar, Fourtakas");
+}
+
+TEST(CudaBackend, AgreesWithCpuOnDamBreak3D) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    Case c = dambreak_3d(0.02);
+    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    expect_backends_agree(c, 100, 0.2, "dam break 3D, h = 1.3 dp");
+}
+
+TEST(CudaBackend, DirectAndQueuedInteractionsAgree) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const Case c = dambreak_3d(0.02);
+    CudaOptions queued;
+    queued.interaction = CudaInteraction::queued;
+    auto a = make_cuda_simulation(c); // direct
+    auto b = make_cuda_simulation(c, queued);
+    for (int k = 0; k < 50; ++k) {
+        a->step();
+        b->step();
+    }
+    const Difference d = difference(a->snapshot(), b->snapshot());
+    EXPECT_LT(d.dx, 1e-4 * c.dp);
+    EXPECT_LT(d.drho, 1e-5 * c.constants.rho0);
+}
+
+TEST(CudaBackend, DamBreak2DFrontAgreesWithKoshizukaOka) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    test::check_front_against_koshizuka_oka(Backend::cuda);
+}
+
+/// Neighbour counts of a snapshot by brute force, with the query's own distance test.
+template <int D>
+std::vector<std::uint32_t> brute_force_counts(const Snapshot& s, float radius) {
+    std::vector<Vec<D>> x(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        x[i][0] = s.position[i][0];
+        if constexpr (D == 2) {
+            x[i][1] = s.position[i][2];
+        } else {
+            x[i][1] = s.position[i][1];
+            x[i][2] = s.position[i][2];
+        }
+    }
+    const float radius2 = radius * radius;
+    std::vector<std::uint32_t> counts(s.id.empty() ? 0 : s.id.back() + 1, 0);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        std::uint32_t n = 0;
+        for (std::size_t j = 0; j < x.size(); ++j)
+            n += neighbour_distance2<D>(x[i] - x[j]) < radius2 ? 1 : 0;
+        counts[s.id[i]] = n;
+    }
+    return counts;
+}
+
+template <int D>
+void check_neighbour_counts(const Case& base) {
+    const std::vector<NeighbourModule> modules = [] {
+        std::vector<NeighbourModule> m;
+        for (Construction c : {Construction::counting_sort, Construction::radix_sort})
+            for (const QueryTag& q : {QueryTag(StripsQuery{}), QueryTag(MooreQuery{})})
+                for (float w : {1.0f, 0.5f, 1.0f / 3.0f})
+                    m.push_back({c, q, w});
+        return m;
+    }();
+    std::vector<std::uint32_t> reference;
+    for (const NeighbourModule& module : modules) {
+        SCOPED_TRACE(module.name());
+        Case c = base;
+        c.neighbours = module;
+        auto sim = make_cuda_simulation(c);
+        const float radius = static_cast<float>(sim->constants().support);
+        // At t = 0 (lattice: many pairs at distances near 2h) every module counts the same.
+        const std::vector<std::uint32_t> initial = sim->neighbour_counts();
+        if (reference.empty()) {
+            reference = brute_force_counts<D>(sim->snapshot(), radius);
+            ASSERT_EQ(reference.size(), initial.size());
+        }
+        EXPECT_EQ(initial, reference);
+        // After some steps, on that module's own state.
+        for (int k = 0; k < 20; ++k)
+            sim->step();
+        EXPECT_EQ(sim->neighbour_counts(), brute_force_counts<D>(sim->snapshot(), radius));
+    }
+    double mean = 0.0;
+    for (std::uint32_t n : reference)
+        mean += static_cast<double>(n) / static_cast<double>(reference.size());
+    std::printf("%dD: %zu particles, mean neighbour count %.1f (self included), %zu modules\n", D,
+                reference.size(), mean, modules.size());
+}
+
+TEST(CudaBackend, EveryModuleGivesTheSameNeighbourCounts2D) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    check_neighbour_counts<2>(test::dambreak_case(0.04));
+}
+
+TEST(CudaBackend, EveryModuleGivesTheSameNeighbourCounts3D) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    check_neighbour_counts<3>(dambreak_3d(0.025));
+}
+
+TEST(CudaBackend, StepsDoNotAllocate) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025)}) {
+        auto sim = make_cuda_simulation(c);
+        sim->step();
+        const std::uint64_t allocations = sim->device_allocations();
+        const std::size_t bytes = sim->device_bytes();
+        for (int k = 0; k < 20; ++k)
+            sim->step();
+        EXPECT_EQ(sim->device_allocations(), allocations);
+        EXPECT_EQ(sim->device_bytes(), bytes);
+        const std::uint64_t n = sim->counts().fluid + sim->counts().boundary;
+        std::printf("%dD: %llu particles, %.0f device bytes per particle\n", c.dimension,
+                    static_cast<unsigned long long>(n), double(bytes) / double(n));
+    }
+}
+
+TEST(CudaBackend, RepeatedRunsDoNotGrowDeviceMemory) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const Case c = dambreak_3d(0.02);
+    auto run = [&] {
+        auto sim = make_cuda_simulation(c);
+        for (int k = 0; k < 10; ++k)
+            sim->step();
+        std::future<Snapshot> pending = sim->begin_snapshot();
+        sim->step();
+        EXPECT_GT(pending.get().size(), 0u);
+        EXPECT_GT(sim->neighbour_counts().size(), 0u);
+    };
+    run(); // first use: context, module loading, pools
+    const CudaMemoryInfo before = cuda_memory_info();
+    for (int r = 0; r < 3; ++r)
+        run();
+    const CudaMemoryInfo after = cuda_memory_info();
+    std::printf("free device memory before %zu, after %zu bytes\n", before.free, after.free);
+    EXPECT_GE(after.free, before.free);
+}
+
+TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025)}) {
+        auto sim = make_cuda_simulation(c);
+        for (int k = 0; k < 5; ++k)
+            sim->step();
+        const Snapshot now = sim->snapshot();
+        std::future<Snapshot> first = sim->begin_snapshot();
+        for (int k = 0; k < 5; ++k)
+            sim->step(); // overwrites the state while the copy may still be under way
+        std::future<Snapshot> second = sim->begin_snapshot();
+        const Snapshot later = sim->snapshot();
+        sim->step();
+        const Snapshot a = first.get(); // both copy slots are held until here
+        {
+            std::future<Snapshot> dropped = sim->begin_snapshot(); // released unread
+        }
+        const Snapshot b = second.get();
+        EXPECT_EQ(a.time, now.time);
+        EXPECT_EQ(a.step, now.step);
+        EXPECT_EQ(b.step, later.step);
+        const Difference da = difference(a, now), db = difference(b, later);
+        EXPECT_EQ(da.dx, 0.0);
+        EXPECT_EQ(da.dv, 0.0);
+        EXPECT_EQ(da.drho, 0.0);
+        EXPECT_EQ(db.dx, 0.0);
+        EXPECT_EQ(a.pressure, now.pressure);
+        // Through the background writer, while stepping.
+        std::vector<std::uint64_t> steps;
+        {
+            BackgroundSnapshotWriter writer([&](const Snapshot& s) { steps.push_back(s.step); });
+            for (int k = 0; k < 6; ++k) {
+                writer.submit(sim->begin_snapshot());
+                sim->step();
+            }
+            writer.flush();
+            EXPECT_EQ(writer.written(), 6u);
+        }
+        ASSERT_EQ(steps.size(), 6u);
+        for (std::size_t k = 1; k < steps.size(); ++k)
+            EXPECT_EQ(steps[k], steps[k - 1] + 1);
+    }
+}
+
+TEST(CudaBackend, ParticlesLeavingTheDomainAreExcludedAndReported) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    test::check_exclusions(Backend::cuda);
+}
+
+TEST(CudaBackend, FailureNamesStepTimeAndParticles) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    Case c = test::dambreak_case(0.04);
+    c.constants.cfl = 5.0;
+    test::expect_failure(c, 200, Backend::cuda);
+}
+
+TEST(CudaBackend, InitialStateAndBookkeeping) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    test::check_initial_state_and_bookkeeping(Backend::cuda, "cuda");
+    EXPECT_FALSE(cuda_device_name().empty());
+}
+
+TEST(CudaBackend, ParticlesOutsideTheDomainAtStartAreAnError) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    test::expect_particles_outside_domain_rejected(Backend::cuda);
+}
+
+/// Fluid that falls out of the bottom of a tight domain within a few steps (no walls).
+Case falling_block(int dimension) {
+    Case c;
+    c.name = "falling-block";
+    c.dimension = dimension;
+    c.dp = 0.05;
+    FluidRegion f;
+    f.box.min = Eigen::Vector3d(0.0, 0.0, 0.0);
+    f.box.max = Eigen::Vector3d(0.3, dimension == 3 ? 0.15 : 0.0, 0.1);
+    c.fluids = {f};
+    // The lowest row (z = 0.025) is 0.1 mm above the domain's floor.
+    c.domain.min = Eigen::Vector3d(-0.1, dimension == 3 ? -0.1 : 0.0, 0.0249);
+    c.domain.max = Eigen::Vector3d(0.4, dimension == 3 ? 0.25 : 0.0, 0.3);
+    c.constants.speed_of_sound = 10.0;
+    return c;
+}
+
+/// A short run through every path, for compute-sanitizer (memcheck, racecheck): 2D and 3D,
+/// both integrators, both interaction schemes, both constructions and queries, exclusions,
+/// snapshots both ways, neighbour counts.
+TEST(CudaBackend, ShortRunOfEveryPath) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const Case cases[] = {test::dambreak_case(0.1), dambreak_3d(0.04), falling_block(2),
+                          falling_block(3)};
+    for (const Case& base : cases)
+        for (IntegratorKind integrator : {IntegratorKind::symplectic, IntegratorKind::verlet})
+            for (CudaInteraction interaction : {CudaInteraction::queued, CudaInteraction::direct})
+                for (const char* module : {"counting-sort/strips/1", "radix-sort/moore/0.5"}) {
+                    Case c = base;
+                    c.physics.integrator = integrator;
+                    c.neighbours = parse_neighbour_module(module);
+                    CudaOptions options;
+                    options.interaction = interaction;
+                    auto sim = make_cuda_simulation(c, options);
+                    std::future<Snapshot> pending = sim->begin_snapshot();
+                    for (int k = 0; k < 3; ++k)
+                        sim->step();
+                    EXPECT_EQ(pending.get().step, 0u);
+                    EXPECT_EQ(sim->snapshot().step, 3u);
+                    EXPECT_FALSE(sim->neighbour_counts().empty());
+                    for (int k = 0; k < 3; ++k)
+                        sim->step();
+                    const std::vector<Exclusion> excluded = sim->take_exclusions();
+                    EXPECT_EQ(excluded.size(), sim->counts().excluded);
+                    if (base.name == "falling-block") {
+                        EXPECT_GT(excluded.size(), 0u) << base.dimension << "D";
+                    }
+                }
+}
+
+} // namespace

@@ -1,0 +1,608 @@
+/// Output: .vtp snapshots read back with VTK, the .pvd series parsed with tinyxml2, summary.json
+/// parsed with a small test-side JSON parser, temporary files, stale files and write errors.
+
+#include "io/output.h"
+
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+#include <vtkCellArray.h>
+#include <vtkDataArray.h>
+#include <vtkFieldData.h>
+#include <vtkNew.h>
+#include <vtkObject.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkSmartPointer.h>
+#include <vtkXMLPolyDataReader.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace sluice;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Test-side JSON: a strict recursive-descent parser (RFC 8259 subset: \uXXXX only below 0x80).
+
+struct Json {
+    enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
+    bool boolean = false;
+    double number = 0.0;
+    std::string text; ///< string value, or a number's literal text
+    std::vector<Json> items;
+    std::vector<std::pair<std::string, Json>> members; ///< in file order
+
+    const Json& operator[](const std::string& key) const {
+        for (const auto& [k, v] : members)
+            if (k == key)
+                return v;
+        throw std::out_of_range("no JSON key '" + key + "'");
+    }
+};
+
+class JsonParser {
+public:
+    explicit JsonParser(std::string s) : s_(std::move(s)) {}
+    Json parse() {
+        Json v = value();
+        skip_ws();
+        if (pos_ != s_.size())
+            error("trailing characters");
+        return v;
+    }
+
+private:
+    [[noreturn]] void error(const std::string& what) const {
+        throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(pos_));
+    }
+    void skip_ws() {
+        while (pos_ < s_.size() && std::string(" \t\n\r").find(s_[pos_]) != std::string::npos)
+            ++pos_;
+    }
+    char peek() {
+        skip_ws();
+        if (pos_ >= s_.size())
+            error("unexpected end");
+        return s_[pos_];
+    }
+    void expect(char c) {
+        if (peek() != c)
+            error(std::string("expected '") + c + "'");
+        ++pos_;
+    }
+    bool literal(const char* word) {
+        const std::size_t n = std::strlen(word);
+        if (s_.compare(pos_, n, word) != 0)
+            return false;
+        pos_ += n;
+        return true;
+    }
+    Json value() {
+        Json v;
+        const char c = peek();
+        if (c == '{') {
+            v.kind = Json::Kind::object;
+            ++pos_;
+            if (peek() == '}') {
+                ++pos_;
+                return v;
+            }
+            do {
+                std::string key = string();
+                expect(':');
+                v.members.emplace_back(std::move(key), value());
+            } while (peek() == ',' && ++pos_);
+            expect('}');
+        } else if (c == '[') {
+            v.kind = Json::Kind::array;
+            ++pos_;
+            if (peek() == ']') {
+                ++pos_;
+                return v;
+            }
+            do
+                v.items.push_back(value());
+            while (peek() == ',' && ++pos_);
+            expect(']');
+        } else if (c == '"') {
+            v.kind = Json::Kind::string;
+            v.text = string();
+        } else if (literal("null")) {
+        } else if (literal("true")) {
+            v.kind = Json::Kind::boolean;
+            v.boolean = true;
+        } else if (literal("false")) {
+            v.kind = Json::Kind::boolean;
+        } else {
+            const std::size_t start = pos_;
+            while (pos_ < s_.size() &&
+                   std::string("+-0123456789.eE").find(s_[pos_]) != std::string::npos)
+                ++pos_;
+            v.kind = Json::Kind::number;
+            v.text = s_.substr(start, pos_ - start);
+            char* end = nullptr;
+            v.number = std::strtod(v.text.c_str(), &end);
+            if (v.text.empty() || end != v.text.c_str() + v.text.size())
+                error("bad value");
+        }
+        return v;
+    }
+    std::string string() {
+        expect('"');
+        std::string out;
+        while (true) {
+            if (pos_ >= s_.size())
+                error("unterminated string");
+            const char c = s_[pos_++];
+            if (c == '"')
+                return out;
+            if (static_cast<unsigned char>(c) < 0x20)
+                error("raw control character in string");
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            const char e = s_.at(pos_++);
+            switch (e) {
+            case '"':
+            case '\\':
+            case '/':
+                out += e;
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'u': {
+                const long code = std::stol(s_.substr(pos_, 4), nullptr, 16);
+                if (code >= 0x80)
+                    error("\\u above 0x7f not supported by this test parser");
+                out += static_cast<char>(code);
+                pos_ += 4;
+                break;
+            }
+            default:
+                error("bad escape");
+            }
+        }
+    }
+
+    std::string s_;
+    std::size_t pos_ = 0;
+};
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// n particles with distinct values in every array; every third one is a boundary particle.
+Snapshot make_snapshot(int dimension, std::size_t n, double time) {
+    Snapshot s;
+    s.dimension = dimension;
+    s.time = time;
+    s.step = 42;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float f = static_cast<float>(i);
+        s.id.push_back(static_cast<std::uint32_t>(10 * i + 3));
+        s.type.push_back(i % 3 == 2 ? ParticleType::boundary : ParticleType::fluid);
+        const float y = dimension == 3 ? 0.25f * f - 1.0f : 0.0f;
+        s.position.push_back({0.1f * f + 1e-7f, y, -0.3f * f});
+        s.velocity.push_back({1.5f - f, dimension == 3 ? 2.0f * f : 0.0f, -0.125f * f});
+        s.density.push_back(1000.0f + 0.5f * f);
+        s.pressure.push_back(-20.0f + 123.456f * f);
+    }
+    return s;
+}
+
+vtkSmartPointer<vtkPolyData> read_vtp(const fs::path& path) {
+    vtkNew<vtkXMLPolyDataReader> reader;
+    reader->SetFileName(path.c_str());
+    reader->Update();
+    EXPECT_EQ(reader->GetErrorCode(), 0u) << path;
+    vtkSmartPointer<vtkPolyData> poly = reader->GetOutput();
+    return poly;
+}
+
+/// Checks the array's name, VTK type, component count and values against `expected`.
+template <typename T, std::size_t C>
+void expect_array(vtkPolyData* poly, const char* name, int vtk_type,
+                  const std::vector<std::array<T, C>>& expected) {
+    SCOPED_TRACE(name);
+    vtkDataArray* a = poly->GetPointData()->GetArray(name);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->GetDataType(), vtk_type);
+    ASSERT_EQ(a->GetNumberOfComponents(), static_cast<int>(C));
+    ASSERT_EQ(a->GetNumberOfTuples(), static_cast<vtkIdType>(expected.size()));
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        for (std::size_t c = 0; c < C; ++c)
+            EXPECT_EQ(a->GetComponent(static_cast<vtkIdType>(i), static_cast<int>(c)),
+                      static_cast<double>(expected[i][c]))
+                << "tuple " << i << " component " << c;
+}
+
+template <typename T>
+std::vector<std::array<T, 1>> scalar(const std::vector<T>& v) {
+    std::vector<std::array<T, 1>> out;
+    for (const T& x : v)
+        out.push_back({x});
+    return out;
+}
+
+void expect_vtp_holds(const fs::path& path, const Snapshot& s) {
+    SCOPED_TRACE(path.string());
+    ASSERT_TRUE(fs::is_regular_file(path));
+    const std::string header = read_file(path);
+    EXPECT_NE(header.find("compressor=\"vtkZLibDataCompressor\""), std::string::npos);
+    EXPECT_NE(header.find("<AppendedData encoding=\"raw\">"), std::string::npos);
+
+    vtkSmartPointer<vtkPolyData> poly = read_vtp(path);
+    ASSERT_NE(poly, nullptr);
+    const vtkIdType n = static_cast<vtkIdType>(s.size());
+    ASSERT_EQ(poly->GetNumberOfPoints(), n);
+    if (n > 0) {
+        EXPECT_EQ(poly->GetPoints()->GetDataType(), VTK_FLOAT);
+        for (vtkIdType i = 0; i < n; ++i) {
+            double x[3];
+            poly->GetPoint(i, x);
+            for (int c = 0; c < 3; ++c)
+                EXPECT_EQ(x[c], static_cast<double>(s.position[i][c])) << "point " << i;
+            if (s.dimension == 2) {
+                EXPECT_EQ(x[1], 0.0);
+            }
+        }
+    }
+    // One vertex cell per point, in point order.
+    ASSERT_EQ(poly->GetNumberOfVerts(), n);
+    ASSERT_EQ(poly->GetNumberOfCells(), n);
+    for (vtkIdType i = 0; i < n; ++i) {
+        EXPECT_EQ(poly->GetCellType(i), VTK_VERTEX);
+        vtkIdType count = 0;
+        const vtkIdType* ids = nullptr;
+        poly->GetCellPoints(i, count, ids);
+        ASSERT_EQ(count, 1);
+        EXPECT_EQ(ids[0], i);
+    }
+
+    EXPECT_EQ(poly->GetPointData()->GetNumberOfArrays(), 5);
+    std::vector<std::uint8_t> types;
+    for (ParticleType t : s.type)
+        types.push_back(static_cast<std::uint8_t>(t));
+    expect_array(poly, "id", VTK_TYPE_UINT32, scalar(s.id));
+    expect_array(poly, "type", VTK_TYPE_UINT8, scalar(types));
+    expect_array(poly, "velocity", VTK_FLOAT, s.velocity);
+    expect_array(poly, "density", VTK_FLOAT, scalar(s.density));
+    expect_array(poly, "pressure", VTK_FLOAT, scalar(s.pressure));
+
+    vtkDataArray* time = poly->GetFieldData()->GetArray("TimeValue");
+    ASSERT_NE(time, nullptr);
+    ASSERT_EQ(time->GetNumberOfTuples(), 1);
+    EXPECT_EQ(time->GetTuple1(0), s.time);
+}
+
+struct PvdEntry {
+    double time;
+    std::string file;
+};
+
+/// Parses a .pvd (must be well-formed XML of the VTK Collection form) into its entries.
+std::vector<PvdEntry> read_pvd(const fs::path& path) {
+    tinyxml2::XMLDocument doc;
+    EXPECT_EQ(doc.LoadFile(path.c_str()), tinyxml2::XML_SUCCESS) << path;
+    const tinyxml2::XMLElement* root = doc.FirstChildElement("VTKFile");
+    if (root == nullptr) {
+        ADD_FAILURE() << "no VTKFile element in " << path;
+        return {};
+    }
+    EXPECT_STREQ(root->Attribute("type"), "Collection");
+    const tinyxml2::XMLElement* collection = root->FirstChildElement("Collection");
+    if (collection == nullptr) {
+        ADD_FAILURE() << "no Collection element in " << path;
+        return {};
+    }
+    std::vector<PvdEntry> out;
+    for (auto* e = collection->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+        EXPECT_STREQ(e->Name(), "DataSet");
+        const char* t = e->Attribute("timestep");
+        const char* f = e->Attribute("file");
+        EXPECT_NE(t, nullptr);
+        EXPECT_NE(f, nullptr);
+        out.push_back({t ? std::strtod(t, nullptr) : NAN, f ? f : ""});
+    }
+    return out;
+}
+
+std::set<std::string> files_in(const fs::path& dir) {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir))
+        names.insert(e.path().filename().string());
+    return names;
+}
+
+/// A fresh directory per test under the system temp dir, removed afterwards.
+class OutputTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::random_device rd;
+        root_ = fs::temp_directory_path() /
+                ("sluice_test_output_" +
+                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                 "_" + std::to_string(rd()));
+        fs::create_directories(root_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        fs::remove_all(root_, ec);
+    }
+    fs::path root_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_F(OutputTest, Writes2DSnapshotThatReadsBack) {
+    SnapshotSeriesWriter writer(root_ / "out", "dam");
+    const Snapshot s = make_snapshot(2, 5, 0.0);
+    const fs::path written = writer.write(s);
+    EXPECT_EQ(written, root_ / "out" / "dam_0000.vtp");
+    expect_vtp_holds(written, s);
+}
+
+TEST_F(OutputTest, Writes3DSnapshotThatReadsBack) {
+    SnapshotSeriesWriter writer(root_, "cube");
+    const Snapshot s = make_snapshot(3, 7, 1.25);
+    expect_vtp_holds(writer.write(s), s);
+}
+
+TEST_F(OutputTest, EmptyAndSingleParticleSnapshotsReadBack) {
+    SnapshotSeriesWriter writer(root_, "tiny");
+    const Snapshot empty = make_snapshot(3, 0, 0.5);
+    const Snapshot one = make_snapshot(2, 1, 0.75);
+    expect_vtp_holds(writer.write(empty), empty);
+    expect_vtp_holds(writer.write(one), one);
+}
+
+TEST_F(OutputTest, RejectsSnapshotWithArraysOfDifferentLengths) {
+    Snapshot s = make_snapshot(2, 4, 0.0);
+    s.pressure.pop_back();
+    EXPECT_THROW(write_vtp(root_ / "bad.vtp", s), std::invalid_argument);
+    EXPECT_FALSE(fs::exists(root_ / "bad.vtp"));
+}
+
+TEST_F(OutputTest, PvdListsEverySnapshotWithItsTime) {
+    SnapshotSeriesWriter writer(root_, "series");
+    const std::vector<double> times = {0.0, 0.1, 0.2, 1.0 / 3.0};
+    for (std::size_t k = 0; k < times.size(); ++k) {
+        writer.write(make_snapshot(2, 3 + k, times[k]));
+        // After every write the .pvd is complete: it lists exactly the snapshots so far.
+        const std::vector<PvdEntry> entries = read_pvd(writer.pvd_path());
+        ASSERT_EQ(entries.size(), k + 1);
+        EXPECT_EQ(entries.back().time, times[k]); // exact: shortest round-trip form
+    }
+    EXPECT_EQ(writer.count(), times.size());
+    ASSERT_EQ(writer.files().size(), times.size());
+
+    const std::vector<PvdEntry> entries = read_pvd(root_ / "series.pvd");
+    ASSERT_EQ(entries.size(), times.size());
+    for (std::size_t k = 0; k < times.size(); ++k) {
+        char expected[32];
+        std::snprintf(expected, sizeof expected, "series_%04zu.vtp", k);
+        EXPECT_EQ(entries[k].file, expected);
+        EXPECT_EQ(entries[k].time, times[k]);
+        EXPECT_TRUE(fs::is_regular_file(root_ / entries[k].file)) << entries[k].file;
+        EXPECT_EQ(writer.files()[k], root_ / expected);
+        expect_vtp_holds(root_ / entries[k].file, make_snapshot(2, 3 + k, times[k]));
+    }
+}
+
+TEST_F(OutputTest, NoTemporaryFilesRemainAfterWrites) {
+    SnapshotSeriesWriter writer(root_, "clean");
+    for (int k = 0; k < 5; ++k)
+        writer.write(make_snapshot(3, 10, 0.01 * k));
+    writer.write_failure(make_snapshot(3, 10, 0.06));
+    write_summary_json(root_ / "summary.json", RunSummary{});
+    const std::set<std::string> expected = {"clean_0000.vtp", "clean_0001.vtp", "clean_0002.vtp",
+                                            "clean_0003.vtp", "clean_0004.vtp", "clean_failed.vtp",
+                                            "clean.pvd",      "summary.json"};
+    EXPECT_EQ(files_in(root_), expected);
+}
+
+TEST_F(OutputTest, FailureSnapshotIsWrittenButNotListed) {
+    SnapshotSeriesWriter writer(root_, "run");
+    writer.write(make_snapshot(2, 4, 0.0));
+    writer.write(make_snapshot(2, 4, 0.5));
+    const std::string pvd_before = read_file(writer.pvd_path());
+
+    const Snapshot bad = make_snapshot(2, 6, 0.625);
+    const fs::path failed = writer.write_failure(bad);
+    EXPECT_EQ(failed, root_ / "run_failed.vtp");
+    expect_vtp_holds(failed, bad);
+    EXPECT_EQ(read_file(writer.pvd_path()), pvd_before);
+    EXPECT_EQ(writer.count(), 2u);
+    EXPECT_EQ(writer.files().size(), 2u);
+    for (const PvdEntry& e : read_pvd(writer.pvd_path()))
+        EXPECT_NE(e.file, "run_failed.vtp");
+}
+
+TEST_F(OutputTest, ConstructionRemovesStaleFilesOfTheSameCaseOnly) {
+    const std::vector<std::string> stale = {
+        "dam_0000.vtp", "dam_0001.vtp",      "dam_12345.vtp", "dam_failed.vtp",   "dam.pvd",
+        "summary.json", ".dam_0002.vtp.tmp", ".dam.pvd.tmp",  ".summary.json.tmp"};
+    const std::vector<std::string> kept = {"dam_break_0000.vtp", "other_0000.vtp",
+                                           "other.pvd",          "dam.xml",
+                                           "dam_0000.vtu",       "notes.json"};
+    for (const auto& name : stale)
+        std::ofstream(root_ / name) << "old";
+    for (const auto& name : kept)
+        std::ofstream(root_ / name) << "keep";
+
+    SnapshotSeriesWriter writer(root_, "dam");
+    EXPECT_EQ(writer.count(), 0u);
+    EXPECT_EQ(files_in(root_), std::set<std::string>(kept.begin(), kept.end()));
+}
+
+TEST_F(OutputTest, RerunReplacesThePreviousSeries) {
+    {
+        SnapshotSeriesWriter first(root_, "case");
+        for (int k = 0; k < 3; ++k)
+            first.write(make_snapshot(2, 2, k));
+        first.write_failure(make_snapshot(2, 2, 3.0));
+    }
+    SnapshotSeriesWriter second(root_, "case");
+    second.write(make_snapshot(2, 2, 0.0));
+    EXPECT_EQ(files_in(root_), (std::set<std::string>{"case_0000.vtp", "case.pvd"}));
+    ASSERT_EQ(read_pvd(root_ / "case.pvd").size(), 1u);
+}
+
+TEST_F(OutputTest, InvalidCaseNameIsRejected) {
+    EXPECT_THROW(SnapshotSeriesWriter(root_, ""), std::invalid_argument);
+    EXPECT_THROW(SnapshotSeriesWriter(root_, "a/b"), std::invalid_argument);
+}
+
+TEST_F(OutputTest, UnwritablePathsThrowNamingThePath) {
+    const fs::path blocker = root_ / "regular_file";
+    std::ofstream(blocker) << "not a directory";
+
+    const fs::path dir = blocker / "out";
+    try {
+        SnapshotSeriesWriter writer(dir, "case");
+        FAIL() << "expected std::runtime_error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(dir.string()), std::string::npos) << e.what();
+    }
+
+    const fs::path json = blocker / "summary.json";
+    try {
+        write_summary_json(json, RunSummary{});
+        FAIL() << "expected std::runtime_error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(json.string()), std::string::npos) << e.what();
+    }
+
+    const fs::path vtp = blocker / "case_0000.vtp";
+    const int display = vtkObject::GetGlobalWarningDisplay();
+    vtkObject::GlobalWarningDisplayOff(); // the VTK writer reports the failure on stderr too
+    try {
+        write_vtp(vtp, make_snapshot(2, 3, 0.0));
+        ADD_FAILURE() << "expected std::runtime_error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(vtp.string()), std::string::npos) << e.what();
+    }
+    vtkObject::SetGlobalWarningDisplay(display);
+}
+
+TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
+    RunSummary s;
+    s.case_name = "dam_break";
+    s.case_file = "cases/dam break.xml";
+    s.backend = "cpu";
+    s.neighbour_module = "counting-sort/strips/0.5";
+    s.status = "failed";
+    s.failure = "step 12: density \"NaN\" at C:\\particles\nid 7\t(fluid)\x01";
+    s.initial = {1000, 200, 0};
+    s.final_counts = {990, 200, 10};
+    s.steps = 123456789012ull;
+    s.simulated_time = 0.1;
+    s.end_time = 1.0 / 3.0;
+    s.wall_time = std::numeric_limits<double>::quiet_NaN();
+    s.stages = {{"construction", 1.5e-3},
+                {"interaction", 2.25},
+                {"odd \"name\"", 1e300},
+                {"checks", std::numeric_limits<double>::infinity()}};
+    s.snapshots = 17;
+    s.smoothing_length = 0.0130;
+    s.speed_of_sound = 44.29;
+    s.dp = 0.005;
+
+    const fs::path path = root_ / "summary.json";
+    write_summary_json(path, s);
+    const Json j = JsonParser(read_file(path)).parse();
+
+    ASSERT_EQ(j.kind, Json::Kind::object);
+    std::vector<std::string> keys;
+    for (const auto& m : j.members)
+        keys.push_back(m.first);
+    EXPECT_EQ(keys, (std::vector<std::string>{
+                        "case", "case_file", "backend", "neighbour_module", "status", "failure",
+                        "particles", "steps", "simulated_time_s", "end_time_s", "wall_time_s",
+                        "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m"}));
+    EXPECT_EQ(j["case"].text, s.case_name);
+    EXPECT_EQ(j["case_file"].text, s.case_file);
+    EXPECT_EQ(j["backend"].text, s.backend);
+    EXPECT_EQ(j["neighbour_module"].text, s.neighbour_module);
+    EXPECT_EQ(j["status"].text, s.status);
+    EXPECT_EQ(j["failure"].kind, Json::Kind::string);
+    EXPECT_EQ(j["failure"].text, s.failure); // quote, backslash, control chars round-trip
+
+    const Json& initial = j["particles"]["initial"];
+    EXPECT_EQ(initial["fluid"].text, "1000");
+    EXPECT_EQ(initial["boundary"].text, "200");
+    EXPECT_EQ(initial["excluded"].text, "0");
+    const Json& final_counts = j["particles"]["final"];
+    EXPECT_EQ(final_counts["fluid"].text, "990");
+    EXPECT_EQ(final_counts["boundary"].text, "200");
+    EXPECT_EQ(final_counts["excluded"].text, "10");
+    EXPECT_EQ(j["steps"].text, "123456789012"); // exact, not via double formatting
+    EXPECT_EQ(j["snapshots"].number, 17.0);
+
+    EXPECT_EQ(j["simulated_time_s"].number, 0.1);
+    EXPECT_EQ(j["end_time_s"].number, 1.0 / 3.0); // full double precision
+    EXPECT_EQ(j["wall_time_s"].kind, Json::Kind::null);
+    EXPECT_EQ(j["h_m"].number, 0.0130);
+    EXPECT_EQ(j["c0_m_per_s"].number, 44.29);
+    EXPECT_EQ(j["dp_m"].number, 0.005);
+
+    const Json& stages = j["stages_s"];
+    ASSERT_EQ(stages.members.size(), 4u);
+    EXPECT_EQ(stages.members[0].first, "construction");
+    EXPECT_EQ(stages.members[0].second.number, 1.5e-3);
+    EXPECT_EQ(stages.members[1].first, "interaction");
+    EXPECT_EQ(stages.members[1].second.number, 2.25);
+    EXPECT_EQ(stages.members[2].first, "odd \"name\"");
+    EXPECT_EQ(stages.members[2].second.number, 1e300);
+    EXPECT_EQ(stages.members[3].first, "checks");
+    EXPECT_EQ(stages.members[3].second.kind, Json::Kind::null);
+}
+
+TEST_F(OutputTest, SummaryJsonOfDefaultSummaryHasEmptyStagesObject) {
+    const fs::path path = root_ / "summary.json";
+    write_summary_json(path, RunSummary{});
+    const Json j = JsonParser(read_file(path)).parse();
+    EXPECT_EQ(j["stages_s"].kind, Json::Kind::object);
+    EXPECT_TRUE(j["stages_s"].members.empty());
+    EXPECT_EQ(j["failure"].text, "");
+    EXPECT_EQ(j["steps"].number, 0.0);
+}
+
+TEST(JsonTestParser, RejectsMalformedInput) {
+    // The parser the summary tests rely on must not accept broken JSON.
+    for (const char* bad : {"{", "{\"a\": }", "{\"a\": 1,}", "{\"a\": \"x\ny\"}", "{} x",
+                            "{\"a\": 1 \"b\": 2}", "{\"a\": nan}"})
+        EXPECT_THROW(JsonParser(bad).parse(), std::runtime_error) << bad;
+    EXPECT_EQ(JsonParser("{\"a\": [1, \"\\u0041\"]}").parse()["a"].items[1].text, "A");
+}
+
+} // namespace
