@@ -2,7 +2,7 @@
 /// \file backend_common.h
 /// Host-side pieces both backends share: conversions between the case's Eigen points and the
 /// solver's Vec<D>, the kernel choice, and the wording of a failure. Plain C++ (included by the
-/// CPU backend and by cuda_backend.cu's host code).
+/// CPU backend and by the CUDA backend's host code).
 
 #include "backends/simulation.h"
 #include "case/case_model.h"

@@ -13,7 +13,9 @@
 /// block-wide CUB reduction of max |a| and max μ fused into the interaction kernel; the failure
 /// check is fused into the last integration kernel. Per step, only a small block of scalars
 /// (dt, binned particle count, failure count) crosses to the host, and nothing is allocated.
-/// The particle layout is packed_particles.h's.
+/// The particle layout is packed_particles.h's. Files: cuda_simulation.cu (the step's
+/// orchestration), step_kernels.cuh (its kernels), snapshot_pool.cuh (asynchronous snapshots),
+/// device_memory.cuh (arrays), cuda_device.cu (device queries).
 ///
 /// Debugging aid: with the environment variable SLUICE_CUDA_TRACE set, every stage of a step is
 /// waited for and reported on stderr, so a stage that hangs or fails is named.
@@ -33,6 +35,11 @@ namespace sluice {
 /// True when this build has CUDA and a CUDA device is present (the CLI's default backend then
 /// is cuda). Never throws.
 bool cuda_device_available();
+
+/// Returns when a CUDA device is present.
+/// \throws BackendUnavailable saying why not (no CUDA in this build, no device, no driver) and
+///         what to use instead.
+void require_cuda_device();
 
 /// Name of CUDA device 0 (e.g. "NVIDIA H100 80GB HBM3"), or "" without one.
 std::string cuda_device_name();

@@ -1,5 +1,5 @@
 // cuda_backend.h in a build without CUDA (SLUICE_CUDA=OFF): no device, and a clear error.
-// With CUDA, cuda_backend.cu defines these.
+// With CUDA, cuda_simulation.cu and cuda_device.cu define these.
 #include "backends/cuda/cuda_backend.h"
 
 #if !defined(SLUICE_HAVE_CUDA)
@@ -15,6 +15,10 @@ namespace {
 
 bool cuda_device_available() {
     return false;
+}
+
+void require_cuda_device() {
+    unavailable();
 }
 
 std::string cuda_device_name() {

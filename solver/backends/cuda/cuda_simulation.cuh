@@ -1,0 +1,120 @@
+#pragma once
+/// \file cuda_simulation.cuh
+/// CudaSimulation, the CUDA backend's GpuSimulation (cuda_backend.h is its public face): state
+/// in device memory, the step's orchestration (build, reorder, interaction, integration, one
+/// scalar read-back per step), exclusions, failures and snapshots. Included by
+/// cuda_simulation.cu only.
+
+#include "backends/backend_common.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/device_memory.cuh"
+#include "backends/cuda/packed_particles.h"
+#include "backends/cuda/snapshot_pool.cuh"
+#include "backends/cuda/step_kernels.cuh"
+#include "neighbours/cuda_builder.h"
+
+#include <array>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sluice::gpu {
+
+// ---------------------------------------------------------------------------------------------
+// The simulation
+
+template <int D>
+class CudaSimulation final : public GpuSimulation {
+public:
+    CudaSimulation(const Case& c, const ParticleSet& particles, const CudaOptions& options);
+    ~CudaSimulation() override;
+    CudaSimulation(const CudaSimulation&) = delete;
+    CudaSimulation& operator=(const CudaSimulation&) = delete;
+
+    void step() override;
+    double time() const override { return time_; }
+    std::uint64_t steps() const override { return steps_; }
+    double last_dt() const override { return dt_; }
+    ParticleCounts counts() const override;
+    Snapshot snapshot() const override;
+    std::future<Snapshot> begin_snapshot() override;
+    StageTimes stage_times() const override;
+    const DerivedConstants& constants() const override { return derived_; }
+    std::string backend_name() const override { return "cuda"; }
+    std::vector<Exclusion> take_exclusions() override;
+
+    std::size_t device_bytes() const override;
+    std::uint64_t device_allocations() const override {
+        return account_.allocations + builder_.allocation_count();
+    }
+    std::vector<std::uint32_t> neighbour_counts() override;
+
+    // Launches, dispatched by std::visit over (query, kernel) (public for the functors below).
+    template <class QueryT, class KernelT>
+    void launch_interaction(const KernelT& kernel);
+    template <class QueryT>
+    void launch_count(std::uint32_t* d_counts_by_id);
+
+private:
+    enum Stage { construction, reorder, interaction, integration, checks, stage_count };
+
+    /// Build on the state's positions, gather motion and id into the new order.
+    void rebuild();
+    void interact();
+    void mark(Stage finished);
+    const std::uint32_t* d_binned() const { return view_.pbm + grid_.bin_count(); }
+    void record_exclusions();
+    [[noreturn]] void fail(std::uint32_t device_bad_count);
+
+    // configuration
+    DerivedConstants derived_;
+    FluidConstants fluid_;
+    KernelVariant<D> kernel_;
+    QueryTag query_;
+    IntegratorKind integrator_;
+    int verlet_reset_;
+    double cfl_;
+    float density_min_, density_max_;
+    GridSpec<D> grid_;
+    float radius_;
+    CudaOptions options_;
+    std::uint32_t n_;
+    std::uint32_t boundary_count_;
+    bool trace_ = std::getenv("SLUICE_CUDA_TRACE") != nullptr;
+
+    cudaStream_t stream_ = nullptr;
+    DeviceMemoryAccount account_;
+    CudaNeighbourBuilder<D> builder_;
+    NeighbourView<D> view_{};
+
+    // state, in the bin order of the last build (positions: what the integration wrote)
+    DeviceArray<Vec<D>> position_;
+    DeviceArray<Float4> motion_[2];
+    DeviceArray<std::uint32_t> id_[2];
+    int current_ = 0; ///< which of motion_/id_ holds the state
+    DeviceArray<Float4> derivatives_;
+    DeviceArray<Vec<D>> previous_position_;    ///< symplectic: state n, predictor's bin order
+    DeviceArray<Vec<D>> previous_velocity_[2]; ///< [1]: Verlet's second buffer
+    DeviceArray<float> previous_density_[2];
+    int previous_current_ = 0;
+    DeviceArray<StepScalars> scalars_;
+    PinnedArray<StepScalars> host_scalars_;
+
+    // stage timing: events[k] ends the interval of stage event_stage_[k]
+    static constexpr int max_events = 12;
+    std::array<cudaEvent_t, max_events> events_{};
+    std::array<Stage, max_events> event_stage_{};
+    int event_count_ = 0;
+    double stage_seconds_[stage_count] = {};
+
+    std::shared_ptr<SnapshotPool<D>> snapshots_;
+
+    double time_ = 0.0, dt_ = 0.0;
+    std::uint64_t steps_ = 0;
+    std::uint32_t binned_;
+    std::uint32_t recorded_exclusions_ = 0; ///< particles excluded at the last record_exclusions
+    ExclusionLog exclusions_;
+};
+
+} // namespace sluice::gpu

@@ -1,0 +1,98 @@
+#pragma once
+/// \file device_memory.cuh
+/// Device and pinned host arrays that free themselves and count what they hold, and blocking
+/// upload/download helpers. The CUDA backend allocates everything once, at set-up.
+
+#include "neighbours/cuda_check.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sluice::gpu {
+
+/// Device bytes and allocations of one owner, for device_bytes() and device_allocations().
+struct DeviceMemoryAccount {
+    std::size_t bytes = 0;
+    std::uint64_t allocations = 0;
+};
+
+/// A device array that frees itself; allocated once, never resized.
+template <class T>
+class DeviceArray {
+public:
+    DeviceArray() = default;
+    ~DeviceArray() { release(); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+
+    void allocate(std::size_t count, DeviceMemoryAccount& account) {
+        release();
+        void* p = nullptr;
+        const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
+        SLUICE_CUDA_CHECK(cudaMalloc(&p, bytes));
+        ptr_ = static_cast<T*>(p);
+        bytes_ = bytes;
+        account_ = &account;
+        account.bytes += bytes;
+        ++account.allocations;
+    }
+    T* get() const { return ptr_; }
+    explicit operator bool() const { return ptr_ != nullptr; }
+
+private:
+    void release() noexcept {
+        if (ptr_) {
+            cudaFree(ptr_); // nothing sensible to do on failure while releasing
+            account_->bytes -= bytes_;
+        }
+        ptr_ = nullptr;
+    }
+    T* ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+    DeviceMemoryAccount* account_ = nullptr;
+};
+
+/// Page-locked host memory (the target of asynchronous device → host copies).
+template <class T>
+class PinnedArray {
+public:
+    PinnedArray() = default;
+    ~PinnedArray() {
+        if (ptr_)
+            cudaFreeHost(ptr_);
+    }
+    PinnedArray(const PinnedArray&) = delete;
+    PinnedArray& operator=(const PinnedArray&) = delete;
+    void allocate(std::size_t count) {
+        void* p = nullptr;
+        SLUICE_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(count, 1) * sizeof(T)));
+        ptr_ = static_cast<T*>(p);
+    }
+    T* get() const { return ptr_; }
+
+private:
+    T* ptr_ = nullptr;
+};
+
+template <class T>
+void upload(T* d_dst, const std::vector<T>& src, cudaStream_t stream) {
+    if (!src.empty())
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(d_dst, src.data(), src.size() * sizeof(T),
+                                          cudaMemcpyHostToDevice, stream));
+}
+
+template <class T>
+std::vector<T> download(const T* d_src, std::size_t count, cudaStream_t stream) {
+    std::vector<T> out(count);
+    if (count)
+        SLUICE_CUDA_CHECK(
+            cudaMemcpyAsync(out.data(), d_src, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return out;
+}
+
+} // namespace sluice::gpu

@@ -1,0 +1,172 @@
+#pragma once
+/// \file snapshot_pool.cuh
+/// The CUDA backend's snapshot path: the state of bin-ordered packed arrays turned into a host
+/// Snapshot, and the copy slots behind begin_snapshot() (a device staging copy on the
+/// simulation's stream, then a transfer to pinned memory on a side stream).
+
+#include "backends/cuda/device_memory.cuh"
+#include "backends/cuda/packed_particles.h"
+#include "io/snapshot.h"
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace sluice::gpu {
+
+// ---------------------------------------------------------------------------------------------
+// Host helpers shared with the CPU backend's conventions
+
+/// The host-side snapshot of packed arrays in bin order: particles [0, active) by ascending id,
+/// as CpuSimulation::snapshot().
+template <int D>
+Snapshot make_snapshot(double time, std::uint64_t step, std::uint32_t n, std::uint32_t active,
+                       const Vec<D>* position, const Float4* motion, const std::uint32_t* id,
+                       const FluidConstants& c) {
+    constexpr std::uint32_t none = ~0u;
+    std::vector<std::uint32_t> slot(n, none);
+    for (std::uint32_t k = 0; k < active; ++k)
+        slot[id[k]] = k;
+    Snapshot s;
+    s.dimension = D;
+    s.time = time;
+    s.step = step;
+    s.id.reserve(active);
+    s.type.reserve(active);
+    s.position.reserve(active);
+    s.velocity.reserve(active);
+    s.density.reserve(active);
+    s.pressure.reserve(active);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t k = slot[i];
+        if (k == none)
+            continue;
+        const ParticleState<D> p = unpack_particle(position[k], motion[k]);
+        s.id.push_back(i);
+        s.type.push_back(p.type);
+        s.position.push_back(to_array3(p.position));
+        s.velocity.push_back(to_array3(p.velocity));
+        s.density.push_back(p.density);
+        s.pressure.push_back(tait_pressure(c, p.density));
+    }
+    return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asynchronous snapshots
+
+/// Copy slots for begin_snapshot(): per slot a device staging copy of the state (taken on the
+/// simulation's stream, so the step after it may overwrite the state) and pinned host arrays
+/// that a side stream fills from it. Shared between the simulation and the pending futures, so
+/// either may go first.
+template <int D>
+class SnapshotPool {
+public:
+    static constexpr int slot_count = 2;
+
+    struct Slot {
+        DeviceArray<Vec<D>> d_position;
+        DeviceArray<Float4> d_motion;
+        DeviceArray<std::uint32_t> d_id;
+        PinnedArray<Vec<D>> h_position;
+        PinnedArray<Float4> h_motion;
+        PinnedArray<std::uint32_t> h_id;
+        cudaEvent_t staged = nullptr, copied = nullptr;
+        bool busy = false;
+        double time = 0.0;
+        std::uint64_t step = 0;
+        std::uint32_t n = 0, binned = 0;
+    };
+
+    SnapshotPool(std::uint32_t n, const FluidConstants& c) : fluid_(c) {
+        SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+        for (Slot& s : slots_) {
+            s.d_position.allocate(n, account_);
+            s.d_motion.allocate(n, account_);
+            s.d_id.allocate(n, account_);
+            s.h_position.allocate(n);
+            s.h_motion.allocate(n);
+            s.h_id.allocate(n);
+            SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&s.staged, cudaEventDisableTiming));
+            SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&s.copied, cudaEventDisableTiming));
+        }
+    }
+    ~SnapshotPool() {
+        cudaStreamSynchronize(side_);
+        for (Slot& s : slots_) {
+            cudaEventDestroy(s.staged);
+            cudaEventDestroy(s.copied);
+        }
+        cudaStreamDestroy(side_);
+    }
+    SnapshotPool(const SnapshotPool&) = delete;
+    SnapshotPool& operator=(const SnapshotPool&) = delete;
+
+    /// Waits for a free slot and marks it busy.
+    Slot& acquire() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            for (Slot& s : slots_)
+                if (!s.busy) {
+                    s.busy = true;
+                    return s;
+                }
+            freed_.wait(lock);
+        }
+    }
+    /// Waits for the slot's copy (so no transfer into it is in flight) and frees it.
+    void release(Slot& s) noexcept {
+        cudaEventSynchronize(s.copied);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            s.busy = false;
+        }
+        freed_.notify_all();
+    }
+    Snapshot convert(const Slot& s) const {
+        SLUICE_CUDA_CHECK(cudaEventSynchronize(s.copied));
+        return make_snapshot<D>(s.time, s.step, s.n, s.binned, s.h_position.get(), s.h_motion.get(),
+                                s.h_id.get(), fluid_);
+    }
+    cudaStream_t side() const { return side_; }
+    std::size_t device_bytes() const { return account_.bytes; }
+
+private:
+    FluidConstants fluid_;
+    DeviceMemoryAccount account_;
+    cudaStream_t side_ = nullptr;
+    std::array<Slot, slot_count> slots_;
+    std::mutex mutex_;
+    std::condition_variable freed_;
+};
+
+/// One pending snapshot: holds its slot until taken or dropped.
+template <int D>
+class SnapshotLease {
+public:
+    SnapshotLease(std::shared_ptr<SnapshotPool<D>> pool, typename SnapshotPool<D>::Slot& slot)
+        : pool_(std::move(pool)), slot_(&slot) {}
+    ~SnapshotLease() {
+        if (slot_)
+            pool_->release(*slot_);
+    }
+    SnapshotLease(const SnapshotLease&) = delete;
+    SnapshotLease& operator=(const SnapshotLease&) = delete;
+
+    Snapshot take() {
+        Snapshot s = pool_->convert(*slot_);
+        pool_->release(*slot_);
+        slot_ = nullptr;
+        return s;
+    }
+
+private:
+    std::shared_ptr<SnapshotPool<D>> pool_;
+    typename SnapshotPool<D>::Slot* slot_;
+};
+
+} // namespace sluice::gpu

@@ -1,0 +1,261 @@
+#pragma once
+/// \file step_kernels.cuh
+/// The kernels of the CUDA backend's time step (cuda_simulation.cu launches them): the
+/// interaction pass over the neighbour query with its fused dt reduction, the dt kernel, the
+/// symplectic and Verlet integration kernels with the fused failure check, and the neighbour
+/// count diagnostic. Per-particle physics is physics/'s and packed_particles.h's; this file only
+/// maps it onto threads. Included by cuda_simulation.cu only.
+
+#include "backends/cuda/packed_particles.h"
+#include "neighbours/grid.h"
+#include "neighbours/query.h"
+
+#include <cub/block/block_reduce.cuh>
+
+#include <cstdint>
+
+namespace sluice::gpu {
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+constexpr int block_size = 256;        ///< element-wise kernels
+constexpr int interaction_block = 128; ///< interaction kernels (a multiple of 32)
+
+inline unsigned blocks_for(std::uint32_t n, int block) {
+    return static_cast<unsigned>((static_cast<std::uint64_t>(n) + block - 1) / block);
+}
+
+/// The scalars of a step, in device memory; the host reads them once, at the end of the step.
+struct StepScalars {
+    double dt;                            ///< s, from the first interaction pass
+    float dt_float;                       ///< static_cast<float>(dt), what the schemes take
+    std::uint32_t acceleration_max2_bits; ///< float bits of max |a|² over fluid particles
+    std::uint32_t mu_max_bits;            ///< float bits of max μ
+    std::uint32_t bad_count;              ///< particles that failed the check
+    std::uint32_t binned;                 ///< pbm[nbins] of the last build
+    std::uint32_t padding;
+};
+
+struct MaxOp {
+    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+/// Shared-memory queue capacity per thread of the queued interaction (entries of 4 bytes): above
+/// the 81 (3D, h = 1.3 dp) and 25 (2D, h = 1.41 dp) neighbours of a lattice particle. A particle
+/// with more neighbours still comes out right: its queue is drained whenever it fills.
+template <int D>
+constexpr int queue_capacity = D == 3 ? 96 : 48;
+
+/// A visitor for for_each_neighbour that only records the neighbour's index in this thread's
+/// column of a shared-memory queue; drain() then runs the pair terms over the queue. Between the
+/// two, the query's divergent loops have ended, so the warp's lanes run the pair terms together
+/// instead of whenever any one lane finds a neighbour. The pair sees the same (j, r_ij, r²), in
+/// the same order, as the direct visitor would (r_ij and r² are recomputed the same way).
+template <int D, class PairT, int CapacityT>
+struct NeighbourQueue {
+    std::uint32_t* slots; ///< entry k at slots[k · interaction_block]
+    Vec<D> x;
+    const Vec<D>* positions;
+    PairT pair;
+    int count = 0;
+
+    __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>&, float) {
+        if (count == CapacityT)
+            drain();
+        slots[count * interaction_block] = j;
+        ++count;
+    }
+
+    __device__ __forceinline__ void drain() {
+        for (int k = 0; k < count; ++k) {
+            const std::uint32_t j = slots[k * interaction_block];
+            const Vec<D> rij = x - detail::load_position(positions + j);
+            pair(j, rij, neighbour_distance2(rij));
+        }
+        count = 0;
+    }
+};
+
+/// One interaction pass over the binned particles (bin-order index i < pbm[nbins]): derivatives
+/// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
+/// max on their bit patterns (non-negative floats order like their bits).
+/// QueueT = 0: direct visitor; else the queued one with QueueT entries per thread in dynamic
+/// shared memory.
+template <class QueryT, int D, class KernelT, int QueueT>
+__global__ void __launch_bounds__(interaction_block)
+    interaction_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, KernelT kernel,
+                       FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
+                       StepScalars* __restrict__ scalars) {
+    using BlockReduce = cub::BlockReduce<float, interaction_block>;
+    __shared__ typename BlockReduce::TempStorage reduce_storage;
+    extern __shared__ std::uint32_t queue_storage[];
+
+    const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
+    const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
+    float acceleration2 = 0.0f, mu = 0.0f;
+    if (i < binned && i < n) {
+        const Vec<D> x = detail::load_position(view.positions + i);
+        PackedInteractionVisitor<D, KernelT> pair = make_packed_visitor(
+            particles, kernel, c, x, detail::load_motion(particles.motions + i));
+        Derivatives<D> d;
+        if constexpr (QueueT == 0) {
+            for_each_neighbour<QueryT>(view, x, pair);
+            d = pair.result();
+        } else {
+            NeighbourQueue<D, PackedInteractionVisitor<D, KernelT>, QueueT> queue{
+                queue_storage + threadIdx.x, x, view.positions, pair};
+            for_each_neighbour<QueryT>(view, x, queue);
+            queue.drain();
+            d = queue.pair.result();
+        }
+        derivatives[i] = pack_derivatives<D>(d.acceleration, d.density_rate);
+        mu = d.mu_max;
+        if (pair.fluid_i)
+            acceleration2 = norm2(d.acceleration);
+    }
+    const float block_acceleration2 = BlockReduce(reduce_storage).Reduce(acceleration2, MaxOp{});
+    __syncthreads(); // reduce_storage is reused
+    const float block_mu = BlockReduce(reduce_storage).Reduce(mu, MaxOp{});
+    if (threadIdx.x == 0) {
+        atomicMax(&scalars->acceleration_max2_bits, __float_as_uint(block_acceleration2));
+        atomicMax(&scalars->mu_max_bits, __float_as_uint(block_mu));
+    }
+}
+
+/// dt from the pass's reductions (integrators.h time_step, as the CPU backend computes it).
+static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalars* scalars) {
+    const float acceleration_max = sqrtf(__uint_as_float(scalars->acceleration_max2_bits));
+    const float mu_max = __uint_as_float(scalars->mu_max_bits);
+    const double dt = time_step(c, cfl, acceleration_max, mu_max);
+    scalars->dt = dt;
+    scalars->dt_float = static_cast<float>(dt);
+}
+
+/// Symplectic predictor over bin order: binned particles move (integrators.h); excluded ones
+/// (i ≥ pbm[nbins]) keep their sorted position. Reads the view's sorted positions, writes the
+/// state's position array, and state n into previous_* (in this bin order).
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    predict_kernel(const Vec<D>* __restrict__ sorted, Vec<D>* __restrict__ position,
+                   Float4* __restrict__ motion, const Float4* __restrict__ derivatives,
+                   Vec<D>* __restrict__ previous_position, Vec<D>* __restrict__ previous_velocity,
+                   float* __restrict__ previous_density, const std::uint32_t* __restrict__ binned,
+                   std::uint32_t n, FluidConstants c, const StepScalars* __restrict__ scalars) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    if (i >= n)
+        return;
+    const Vec<D> x = detail::load_position(sorted + i);
+    if (i >= *binned) {
+        position[i] = x;
+        return;
+    }
+    PreviousState<D> previous;
+    const IntegrationResult<D> r =
+        predict_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, previous);
+    position[i] = r.position;
+    motion[i] = r.motion;
+    previous_position[i] = previous.position;
+    previous_velocity[i] = previous.velocity;
+    previous_density[i] = previous.density;
+}
+
+/// Symplectic corrector over the new bin order, plus the failure check of every particle.
+/// previous_* are in the predictor's bin order: particle i reads them at permutation[i].
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    correct_kernel(const Vec<D>* __restrict__ sorted, Vec<D>* __restrict__ position,
+                   Float4* __restrict__ motion, const Float4* __restrict__ derivatives,
+                   const std::uint32_t* __restrict__ permutation,
+                   const Vec<D>* __restrict__ previous_position,
+                   const Vec<D>* __restrict__ previous_velocity,
+                   const float* __restrict__ previous_density,
+                   const std::uint32_t* __restrict__ binned, std::uint32_t n, FluidConstants c,
+                   float density_min, float density_max, StepScalars* __restrict__ scalars) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    if (i >= n)
+        return;
+    const Vec<D> x = detail::load_position(sorted + i);
+    bool bad;
+    if (i >= *binned) {
+        position[i] = x;
+        bad = state_is_bad(unpack_particle(x, motion[i]), density_min, density_max);
+    } else {
+        const std::uint32_t from = permutation[i];
+        PreviousState<D> previous;
+        previous.position = previous_position[from];
+        previous.velocity = previous_velocity[from];
+        previous.density = previous_density[from];
+        const IntegrationResult<D> r =
+            correct_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, previous);
+        position[i] = r.position;
+        motion[i] = r.motion;
+        bad = state_is_bad(r.state, density_min, density_max);
+    }
+    if (bad)
+        atomicAdd(&scalars->bad_count, 1u);
+}
+
+/// Verlet step over bin order, plus the failure check. previous_*_in are in the last step's bin
+/// order (read at permutation[i]); previous_*_out receive step n in this one.
+template <int D>
+__global__ void __launch_bounds__(block_size) verlet_kernel(
+    const Vec<D>* __restrict__ sorted, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+    const Float4* __restrict__ derivatives, const std::uint32_t* __restrict__ permutation,
+    const Vec<D>* __restrict__ previous_velocity_in, const float* __restrict__ previous_density_in,
+    Vec<D>* __restrict__ previous_velocity_out, float* __restrict__ previous_density_out,
+    const std::uint32_t* __restrict__ binned, std::uint32_t n, bool euler, FluidConstants c,
+    float density_min, float density_max, StepScalars* __restrict__ scalars) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    if (i >= n)
+        return;
+    const Vec<D> x = detail::load_position(sorted + i);
+    bool bad;
+    if (i >= *binned) {
+        position[i] = x;
+        bad = state_is_bad(unpack_particle(x, motion[i]), density_min, density_max);
+    } else {
+        const std::uint32_t from = permutation[i];
+        PreviousState<D> previous;
+        previous.velocity = previous_velocity_in[from];
+        previous.density = previous_density_in[from];
+        const IntegrationResult<D> r =
+            verlet_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, euler, previous);
+        position[i] = r.position;
+        motion[i] = r.motion;
+        previous_velocity_out[i] = previous.velocity;
+        previous_density_out[i] = previous.density;
+        bad = state_is_bad(r.state, density_min, density_max);
+    }
+    if (bad)
+        atomicAdd(&scalars->bad_count, 1u);
+}
+
+static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars) {
+    scalars->binned = *binned;
+}
+
+struct CountingVisitor {
+    std::uint32_t count = 0;
+    template <class VecT>
+    __device__ void operator()(std::uint32_t, const VecT&, float) {
+        ++count;
+    }
+};
+
+/// Neighbour counts of a fresh build, scattered to particle ids: the particle at bin-order k
+/// came from state index permutation[k], whose id is id[permutation[k]].
+template <class QueryT, int D>
+__global__ void count_neighbours_kernel(NeighbourView<D> view,
+                                        const std::uint32_t* __restrict__ permutation,
+                                        const std::uint32_t* __restrict__ id,
+                                        std::uint32_t* __restrict__ counts_by_id) {
+    const std::uint32_t k = blockIdx.x * block_size + threadIdx.x;
+    if (k >= view.size())
+        return;
+    CountingVisitor visitor;
+    for_each_neighbour<QueryT>(view, detail::load_position(view.positions + k), visitor);
+    counts_by_id[id[permutation[k]]] = visitor.count;
+}
+
+} // namespace sluice::gpu
