@@ -5,6 +5,7 @@
 /// once per step at most.
 
 #include "case/case_model.h"
+#include "case/constants.h"
 #include "io/snapshot.h"
 
 #include <array>
@@ -32,16 +33,6 @@ public:
 class BackendUnavailable : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
-};
-
-/// Derived constants of a case (what `sluice check` prints).
-struct DerivedConstants {
-    double h = 0.0;              ///< smoothing length (m) = coefh·sqrt(D)·dp
-    double support = 0.0;        ///< kernel support = search radius R = 2h (m)
-    double speed_of_sound = 0.0; ///< c0 (m/s)
-    double mass = 0.0;           ///< particle mass ρ0·dp^D (kg)
-    double initial_dt = 0.0;     ///< s
-    double b = 0.0;              ///< Tait coefficient c0²ρ0/γ (Pa)
 };
 
 /// A fluid particle that left the domain. The first neighbour-structure build that finds it

@@ -3,11 +3,20 @@
 /// Derived constants of a case (h, c0, B, mass, initial dt) and the FluidConstants the physics
 /// functors take. Host code; both backends and `sluice check` use it.
 
-#include "backends/simulation.h"
 #include "case/case_model.h"
 #include "physics/physics.h"
 
 namespace sluice {
+
+/// Derived constants of a case (what `sluice check` prints).
+struct DerivedConstants {
+    double h = 0.0;              ///< smoothing length (m) = coefh·sqrt(D)·dp
+    double support = 0.0;        ///< kernel support = search radius R = 2h (m)
+    double speed_of_sound = 0.0; ///< c0 (m/s)
+    double mass = 0.0;           ///< particle mass ρ0·dp^D (kg)
+    double initial_dt = 0.0;     ///< s
+    double b = 0.0;              ///< Tait coefficient c0²ρ0/γ (Pa)
+};
 
 /// Smoothing length h = coefh·sqrt(D)·dp (m) (DualSPHysics's definition).
 double smoothing_length(const Case& c);

@@ -2,8 +2,8 @@
 /// \file particles.h
 /// Initial particles of a case: positions on the dp lattice, types, hydrostatic densities.
 
-#include "backends/simulation.h"
 #include "case/case_model.h"
+#include "case/constants.h"
 #include "io/snapshot.h"
 
 #include <Eigen/Core>
