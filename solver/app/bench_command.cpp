@@ -1,0 +1,25 @@
+// `sluice bench CASE.xml`: the command-line face of run_bench (bench.h).
+
+#include "app/command_line.h"
+
+#include "app/bench.h"
+
+#include <iostream>
+
+namespace sluice {
+
+int bench_command(const Options& o) {
+    BenchOptions b;
+    b.case_path = o.case_path;
+    b.steps = o.steps;
+    b.modules = o.modules;
+    b.dp = o.dp;
+    b.csv_path = o.csv;
+    b.backend = o.backend;
+    b.cuda.interaction = o.interaction;
+    if (o.out || o.end_time || o.neighbours)
+        throw UsageError("bench takes --steps, --modules, --dp, --csv and --backend only");
+    return run_bench(b, std::cout);
+}
+
+} // namespace sluice

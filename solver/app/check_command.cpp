@@ -1,0 +1,76 @@
+// `sluice check CASE.xml`: validates a case and prints what a run would use.
+
+#include "app/command_line.h"
+
+#include "backends/backend_common.h"
+#include "backends/cpu/cpu_backend.h"
+#include "case/particles.h"
+#include "neighbours/grid.h"
+
+#include <iostream>
+#include <sstream>
+#include <string>
+
+namespace sluice {
+
+namespace {
+
+std::string format_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        ++u;
+    }
+    std::ostringstream s;
+    s.precision(u == 0 ? 0 : 1);
+    s << std::fixed << bytes << ' ' << units[u];
+    return s.str();
+}
+
+/// "nx × nz" or "nx × ny × nz": the bins of the grid over the case's domain.
+std::string grid_dims_text(const Case& c, double support) {
+    auto text = [](const auto& grid, int d) {
+        std::ostringstream s;
+        for (int k = 0; k < d; ++k)
+            s << (k ? " x " : "") << grid.dims[k];
+        return s.str();
+    };
+    const float radius = static_cast<float>(support);
+    if (c.dimension == 2)
+        return text(make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
+                                 c.neighbours.bin_width),
+                    2);
+    return text(make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
+                             c.neighbours.bin_width),
+                3);
+}
+
+} // namespace
+
+int check_command(const Options& o) {
+    const Case c = load_case(o);
+    const ParticleSet particles = generate_particles(c);
+    const DerivedConstants& k = particles.constants;
+    std::cout << o.case_path << ": valid\n"
+              << "  case            " << c.name << " (" << c.dimension << "D)\n"
+              << "  particles       " << particles.size() << " (" << particles.fluid_count
+              << " fluid, " << particles.boundary_count << " boundary)\n"
+              << "  dp              " << c.dp << " m\n"
+              << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
+              << "  c0              " << k.speed_of_sound << " m/s\n"
+              << "  initial dt      " << k.initial_dt << " s\n";
+    const MemoryEstimate memory = estimate_cpu_memory(c, particles.size());
+    std::cout << "  neighbours      " << c.neighbours.name() << ", grid "
+              << grid_dims_text(c, k.support) << " = " << memory.bins << " bins of "
+              << c.neighbours.bin_width * k.support << " m\n"
+              << "  memory (est.)   " << format_bytes(static_cast<double>(memory.total())) << " ("
+              << memory.bytes_per_particle << " B per particle + "
+              << format_bytes(static_cast<double>(memory.grid_bytes))
+              << " grid) on the CPU backend\n"
+              << "  run             end time " << c.run.end_time << " s, output every "
+              << c.run.output_interval << " s to " << c.run.output_dir << "\n";
+    return exit_ok;
+}
+
+} // namespace sluice

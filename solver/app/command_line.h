@@ -1,0 +1,62 @@
+#pragma once
+/// \file command_line.h
+/// The `sluice` command line: commands, options, exit codes, and the case as the options change
+/// it. Each command lives in its own file (run_command.cpp, check_command.cpp,
+/// bench_command.cpp); main.cpp dispatches and maps exceptions to exit codes.
+
+#include "backends/cuda/cuda_backend.h"
+#include "backends/simulation.h"
+#include "case/case_model.h"
+#include "neighbours/module.h"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace sluice {
+
+/// Exit codes: 0 done, 1 internal or I/O error (e.g. output folder not writable), 2 bad input
+/// (command line or case file), 3 simulation failure (instability), 130 interrupted (Ctrl-C).
+constexpr int exit_ok = 0;
+constexpr int exit_internal = 1;
+constexpr int exit_bad_input = 2;
+constexpr int exit_simulation_failure = 3;
+constexpr int exit_interrupted = 130;
+
+/// `sluice --help`.
+extern const char* const usage_text;
+
+/// Thrown for command-line mistakes; main prints it with the usage hint and exits 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// What the command line asked for.
+struct Options {
+    std::string command;
+    std::string case_path;
+    std::optional<std::string> out;
+    std::optional<double> end_time;
+    std::optional<NeighbourModule> neighbours;
+    std::optional<double> dp;
+    Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
+    // bench
+    int steps = 100;
+    std::string modules = "all";
+    std::string csv;
+    CudaInteraction interaction = CudaInteraction::direct;
+};
+
+/// Parses argv.
+/// \throws UsageError for an unknown command or option, a missing or malformed value.
+Options parse_options(int argc, char** argv);
+
+/// Reads the case and applies the command-line overrides (--out, --end-time, --neighbours, --dp).
+/// \throws CaseError (case file), UsageError (an override the case cannot take).
+Case load_case(const Options& o);
+
+int run_command(const Options& o);   ///< run_command.cpp
+int check_command(const Options& o); ///< check_command.cpp
+int bench_command(const Options& o); ///< bench_command.cpp
+
+} // namespace sluice
