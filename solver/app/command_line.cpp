@@ -4,124 +4,198 @@
 #include "case/case_override.h"
 #include "case/case_reader.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cmath>
-#include <cstdlib>
+#include <sstream>
 #include <string>
-#include <vector>
 
 namespace sluice {
 
-const char* const usage_text = R"(sluice — a compact SPH fluid solver
-
-usage:
-  sluice run CASE.xml [options]     simulate a case, write .vtp/.pvd and summary.json
-  sluice check CASE.xml [options]   validate a case and print what a run would use
-  sluice bench CASE.xml [options]   time every neighbour module on the same case
-  sluice --help | --version
-
-options (run, check):
-  --out DIR              output folder (default: the case's <run output>, else out/NAME)
-  --end-time T           simulated end time in s (overrides <run endTime>)
-  --neighbours C/Q/W     neighbour module, e.g. counting-sort/strips/0.5
-                         constructions: counting-sort, radix-sort; queries: moore, strips;
-                         W = bin width / search radius in (0, 1]
-options (run, check, bench):
-  --dp DP                particle spacing in m (overrides <geometry dp>; h follows)
-  --backend cpu|cuda     where to run (default: cuda when a GPU is present, else cpu)
-options (bench):
-  --steps N              timed steps per module (default 100, after 5 warm-up steps)
-  --modules all|LIST     "all" (12 modules) or a comma-separated list of C/Q/W
-  --csv FILE             CSV output (default bench_NAME.csv)
-  --interaction direct|queued
-                         CUDA interaction kernel (default direct, the faster measured)
-
-exit codes: 0 done, 1 internal or I/O error, 2 bad input, 3 simulation failure,
-            130 interrupted
-Results: open OUT/NAME.pvd in ParaView (see README.md).
-)";
-
 namespace {
 
-double parse_positive(const std::string& flag, const std::string& text) {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(v > 0.0) || !std::isfinite(v))
-        throw UsageError(flag + " expects a positive number, got '" + text + "'");
-    return v;
+const char* const program_description =
+    "sluice: a compact SPH fluid solver. A case is an XML file (cases/README.md); results open "
+    "in ParaView (OUT/NAME.pvd). 'sluice COMMAND --help' lists a command's options.\n"
+    "Exit codes: 0 done, 1 internal or I/O error, 2 bad input, 3 simulation failure, "
+    "130 interrupted.";
+
+/// A finite number > 0; CLI11 prefixes the option's name to the message.
+const CLI::Validator positive_number(
+    [](const std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0.0))
+            return "expects a positive number, got '" + text + "'";
+        return {};
+    },
+    "");
+
+/// A whole number of steps in [1, 10^9].
+const CLI::Validator step_count(
+    [](const std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= 1.0) || v != std::floor(v) || v > 1e9)
+            return "expects a whole number of steps >= 1, got '" + text + "'";
+        return {};
+    },
+    "");
+
+/// Wraps a parser that throws std::invalid_argument (neighbours/module.h, bench.h).
+template <class ParserT>
+CLI::Validator parsed_by(ParserT parser) {
+    return CLI::Validator(
+        [parser](const std::string& text) -> std::string {
+            try {
+                parser(text);
+            } catch (const std::invalid_argument& e) {
+                return e.what();
+            }
+            return {};
+        },
+        "");
+}
+
+std::string help_of(const CLI::App& app, const CLI::Error& e) {
+    std::ostringstream out;
+    app.exit(e, out, out);
+    return out.str();
 }
 
 } // namespace
 
 Options parse_options(int argc, char** argv) {
     Options o;
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty())
-        throw UsageError("no command given");
-    o.command = args[0];
-    if (o.command != "run" && o.command != "check" && o.command != "bench")
-        throw UsageError("unknown command '" + o.command + "' (valid: run, check, bench)");
-    for (std::size_t k = 1; k < args.size(); ++k) {
-        const std::string& a = args[k];
-        auto value = [&]() -> const std::string& {
-            if (k + 1 >= args.size())
-                throw UsageError(a + " needs a value");
-            return args[++k];
-        };
-        if (a == "--out")
-            o.out = value();
-        else if (a == "--end-time")
-            o.end_time = parse_positive(a, value());
-        else if (a == "--dp")
-            o.dp = parse_positive(a, value());
-        else if (a == "--steps") {
-            const double steps = parse_positive(a, value());
-            if (steps != std::floor(steps) || steps > 1e9)
-                throw UsageError("--steps expects a whole number of steps");
-            o.steps = static_cast<int>(steps);
-        } else if (a == "--modules") {
-            o.modules = value();
-            try {
-                parse_module_list(o.modules);
-            } catch (const std::invalid_argument& e) {
-                throw UsageError(std::string("--modules: ") + e.what());
-            }
-        } else if (a == "--csv")
-            o.csv = value();
-        else if (a == "--interaction") {
-            const std::string& i = value();
-            if (i == "direct")
-                o.interaction = CudaInteraction::direct;
-            else if (i == "queued")
-                o.interaction = CudaInteraction::queued;
-            else
-                throw UsageError("--interaction expects direct or queued, got '" + i + "'");
-        } else if (a == "--neighbours") {
-            try {
-                o.neighbours = parse_neighbour_module(value());
-            } catch (const std::invalid_argument& e) {
-                throw UsageError(std::string("--neighbours: ") + e.what());
-            }
-        } else if (a == "--backend") {
-            const std::string& b = value();
-            if (b == "cpu")
-                o.backend = Backend::cpu;
-            else if (b == "cuda")
-                o.backend = Backend::cuda;
-            else
-                throw UsageError("--backend expects cpu or cuda, got '" + b + "'");
-        } else if (!a.empty() && a[0] == '-')
-            throw UsageError("unknown option '" + a + "'");
-        else if (o.case_path.empty())
-            o.case_path = a;
-        else
-            throw UsageError("more than one case file given ('" + o.case_path + "', '" + a + "')");
+    CLI::App app(program_description, "sluice");
+    app.set_version_flag("--version", std::string("sluice ") + SLUICE_VERSION);
+    app.require_subcommand(1, 1);
+    app.fallthrough(false);
+
+    std::string backend_name = o.backend == Backend::cuda ? "cuda" : "cpu";
+    const std::string backend_help =
+        "where to run: cpu or cuda (default: cuda when a GPU is present, else cpu; here " +
+        backend_name + ")";
+    std::string neighbours_text;
+    const CLI::Validator neighbour_module =
+        parsed_by([](const std::string& t) { parse_neighbour_module(t); });
+    const std::string neighbours_help =
+        "neighbour module CONSTRUCTION/QUERY/BINWIDTH, e.g. counting-sort/strips/0.5 "
+        "(constructions: counting-sort, radix-sort; queries: moore, strips; bin width / search "
+        "radius in (0, 1]); overrides <neighbours>";
+    std::string out_dir;
+    double end_time = 0.0, dp = 0.0;
+
+    auto add_case = [&](CLI::App* command) {
+        command
+            ->add_option("CASE.xml", o.case_path, "the case file (XML; format in cases/README.md)")
+            ->required()
+            ->type_name("");
+    };
+    auto add_dp = [&](CLI::App* command) {
+        command
+            ->add_option("--dp", dp,
+                         "particle spacing in m (overrides <geometry dp>; h and the lattice "
+                         "follow)")
+            ->check(positive_number)
+            ->type_name("DP");
+    };
+    auto add_backend = [&](CLI::App* command) {
+        command->add_option("--backend", backend_name, backend_help)
+            ->check(CLI::IsMember({"cpu", "cuda"}).description(""))
+            ->type_name("cpu|cuda");
+    };
+    auto add_case_overrides = [&](CLI::App* command) {
+        command
+            ->add_option("--out", out_dir,
+                         "output folder (default: the case's <run output>, else out/NAME)")
+            ->type_name("DIR");
+        command
+            ->add_option("--end-time", end_time,
+                         "simulated end time in s (overrides <run endTime>)")
+            ->check(positive_number)
+            ->type_name("T");
+        command->add_option("--neighbours", neighbours_text, neighbours_help)
+            ->check(neighbour_module)
+            ->type_name("C/Q/W");
+        add_dp(command);
+        add_backend(command);
+    };
+
+    CLI::App* run = app.add_subcommand(
+        "run", "simulate a case: write the .vtp/.pvd series and summary.json to the output folder");
+    add_case(run);
+    add_case_overrides(run);
+
+    CLI::App* check = app.add_subcommand(
+        "check", "validate a case and print particle counts, h, c0, initial dt, the neighbour "
+                 "grid and a memory estimate");
+    add_case(check);
+    add_case_overrides(check);
+
+    CLI::App* bench = app.add_subcommand(
+        "bench", "time neighbour modules on the same case from the same initial state "
+                 "(markdown on stdout, CSV to a file)");
+    add_case(bench);
+    bench->add_option("--steps", o.steps, "timed steps per module, after 5 warm-up steps")
+        ->check(step_count)
+        ->capture_default_str()
+        ->type_name("N");
+    bench
+        ->add_option("--modules", o.modules,
+                     "'all' (every construction x query x bin width 1, 0.5, 1/3: 12 modules) or a "
+                     "comma-separated list of C/Q/W")
+        ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
+        ->capture_default_str()
+        ->type_name("all|LIST");
+    bench->add_option("--csv", o.csv, "CSV output (default: bench_NAME.csv)")->type_name("FILE");
+    std::string interaction = "direct";
+    bench
+        ->add_option("--interaction", interaction,
+                     "CUDA interaction kernel: direct (the faster measured) or queued")
+        ->check(CLI::IsMember({"direct", "queued"}).description(""))
+        ->capture_default_str()
+        ->type_name("direct|queued");
+    add_dp(bench);
+    add_backend(bench);
+
+    // CLI11 would answer an unknown command with "A subcommand is required".
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "bench")
+        throw UsageError("unknown command '" + std::string(argv[1]) +
+                         "' (valid: run, check, bench)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        throw HelpShown{help_of(app, e)};
+    } catch (const CLI::CallForAllHelp& e) {
+        throw HelpShown{help_of(app, e)};
+    } catch (const CLI::CallForVersion& e) {
+        throw HelpShown{help_of(app, e)};
+    } catch (const CLI::ParseError& e) {
+        const auto commands = app.get_subcommands();
+        throw UsageError(e.what(), commands.empty() ? "" : commands.front()->get_name());
     }
-    if (o.case_path.empty())
-        throw UsageError(o.command + " needs a case file");
+
+    o.command = app.get_subcommands().front()->get_name();
+    const CLI::App* command = app.get_subcommands().front();
+    auto given = [&](const char* name) {
+        const CLI::Option* option = command->get_option_no_throw(name);
+        return option != nullptr && option->count() > 0;
+    };
+    if (given("--out"))
+        o.out = out_dir;
+    if (given("--end-time"))
+        o.end_time = end_time;
+    if (given("--dp"))
+        o.dp = dp;
+    if (given("--neighbours"))
+        o.neighbours = parse_neighbour_module(neighbours_text);
+    o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
+    o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
     return o;
 }
 
-/// Reads the case and applies the command-line overrides.
 Case load_case(const Options& o) {
     Case c = read_case(o.case_path);
     if (o.out)

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace sluice {
 
@@ -23,12 +24,17 @@ constexpr int exit_bad_input = 2;
 constexpr int exit_simulation_failure = 3;
 constexpr int exit_interrupted = 130;
 
-/// `sluice --help`.
-extern const char* const usage_text;
+/// Thrown by parse_options for --help and --version: `text` goes to stdout and the exit code is 0.
+struct HelpShown {
+    std::string text;
+};
 
-/// Thrown for command-line mistakes; main prints it with the usage hint and exits 2.
+/// Thrown for command-line mistakes; main prints it with a hint to the help of `command` (the
+/// program's when empty) and exits 2.
 struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit UsageError(const std::string& message, std::string command_name = "")
+        : std::runtime_error(message), command(std::move(command_name)) {}
+    std::string command; ///< "run", "check", "bench" or empty
 };
 
 /// What the command line asked for.
@@ -47,8 +53,10 @@ struct Options {
     CudaInteraction interaction = CudaInteraction::direct;
 };
 
-/// Parses argv.
-/// \throws UsageError for an unknown command or option, a missing or malformed value.
+/// Parses argv with CLI11: one subcommand (run, check, bench) and its options.
+/// \throws HelpShown for --help / -h (of the program or of a command) and --version.
+/// \throws UsageError for an unknown command or option, a missing or malformed value; the
+///         message names the option and what it expects.
 Options parse_options(int argc, char** argv);
 
 /// Reads the case and applies the command-line overrides (--out, --end-time, --neighbours, --dp).

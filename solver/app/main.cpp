@@ -10,21 +10,17 @@
 using namespace sluice;
 
 int main(int argc, char** argv) {
-    if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-        std::cout << usage_text;
-        return exit_ok;
-    }
-    if (argc == 2 && std::string(argv[1]) == "--version") {
-        std::cout << "sluice " << SLUICE_VERSION << "\n";
-        return exit_ok;
-    }
     try {
         const Options o = parse_options(argc, argv);
         if (o.command == "bench")
             return bench_command(o);
         return o.command == "run" ? run_command(o) : check_command(o);
+    } catch (const HelpShown& help) {
+        std::cout << help.text;
+        return exit_ok;
     } catch (const UsageError& e) {
-        std::cerr << "sluice: " << e.what() << "\n(run 'sluice --help' for usage)\n";
+        std::cerr << "sluice: " << e.what() << "\n(run 'sluice " << e.command
+                  << (e.command.empty() ? "" : " ") << "--help' for usage)\n";
         return exit_bad_input;
     } catch (const CaseError& e) {
         std::cerr << e.what() << "\n";

@@ -5,6 +5,7 @@
 #include "app/cli_progress.h"
 #include "io/async_output.h"
 #include "io/output.h"
+#include "io/summary.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,5 +1,7 @@
 #include "io/output.h"
 
+#include "io/atomic_file.h"
+
 #include <tinyxml2.h>
 #include <vtkCellArray.h>
 #include <vtkDoubleArray.h>
@@ -30,49 +32,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quoted(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
-[[noreturn]] void fail(const std::string& what, const fs::path& p, const std::string& why) {
-    throw std::runtime_error("output: cannot " + what + " " + quoted(p) + ": " + why);
-}
-
-/// The hidden temporary a file is written to before it is renamed into place: same directory
-/// (so the rename is atomic), ".<file>.tmp".
-fs::path temp_path_for(const fs::path& path) {
-    return path.parent_path() / ("." + path.filename().string() + ".tmp");
-}
-
-/// Renames `tmp` to `path`; on failure removes `tmp` and throws naming `path`.
-void move_into_place(const fs::path& tmp, const fs::path& path) {
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        fail("rename temporary file to", path, ec.message());
-    }
-}
-
-/// Writes `text` to `path` through a temporary file; checks every write, flush and close, so a
-/// full disk is reported rather than leaving a truncated file.
-void write_text_file(const fs::path& path, const std::string& text) {
-    const fs::path tmp = temp_path_for(path);
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (f == nullptr)
-        fail("write", path, std::strerror(errno));
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = std::fflush(f) == 0 && ok;
-    const int err = errno;
-    ok = std::fclose(f) == 0 && ok;
-    if (!ok) {
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        fail("write", path, std::strerror(err != 0 ? err : EIO));
-    }
-    move_into_place(tmp, path);
-}
-
 /// vtkErrorCode::GetStringFromErrorCode lives in VTK::CommonMisc, which we do not link; the
 /// codes a writer sets are few.
 std::string vtk_error_text(unsigned long code) {
@@ -84,6 +43,9 @@ std::string vtk_error_text(unsigned long code) {
     case vtkErrorCode::OutOfDiskSpaceError:
         return "out of disk space";
     default:
+        // Below vtkErrorCode's own range VTK passes the system's errno on (e.g. 28, ENOSPC).
+        if (code > 0 && code < vtkErrorCode::FirstVTKErrorCode)
+            return std::strerror(static_cast<int>(code));
         return "VTK writer error code " + std::to_string(code);
     }
 }
@@ -176,95 +138,6 @@ bool is_stale(const std::string& file, const std::string& name) {
     return is_run_file(file, name);
 }
 
-/// RFC 8259 string: quote, backslash and control characters escaped.
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += ch;
-            }
-        }
-    }
-    return out + '"';
-}
-
-/// Minimal JSON emitter: nested objects, two-space indentation; member values are passed in
-/// already encoded (json_string, number_or_null, std::to_string).
-class JsonWriter {
-public:
-    void begin_object() {
-        out_ += '{';
-        ++depth_;
-        first_ = true;
-    }
-    void begin_object(const std::string& key) {
-        member(key);
-        begin_object();
-    }
-    void end_object() {
-        --depth_;
-        if (!first_)
-            newline();
-        out_ += '}';
-        first_ = false;
-    }
-    void value(const std::string& key, const std::string& encoded) {
-        member(key);
-        out_ += encoded;
-    }
-    std::string text() const { return out_ + '\n'; }
-
-private:
-    void newline() { out_ += '\n' + std::string(2 * depth_, ' '); }
-    void member(const std::string& key) {
-        if (!first_)
-            out_ += ',';
-        first_ = false;
-        newline();
-        out_ += json_string(key) + ": ";
-    }
-
-    std::string out_;
-    int depth_ = 0;
-    bool first_ = true;
-};
-
-void counts_json(JsonWriter& j, const std::string& key, const ParticleCounts& c) {
-    j.begin_object(key);
-    j.value("fluid", std::to_string(c.fluid));
-    j.value("boundary", std::to_string(c.boundary));
-    j.value("excluded", std::to_string(c.excluded));
-    j.end_object();
-}
-
 } // namespace
 
 void write_vtp(const fs::path& path, const Snapshot& s) {
@@ -286,7 +159,7 @@ void write_vtp(const fs::path& path, const Snapshot& s) {
         const unsigned long code = writer->GetErrorCode();
         std::error_code ec;
         fs::remove(tmp, ec);
-        fail("write", path, vtk_error_text(code));
+        fail_output("write", path, vtk_error_text(code));
     }
     move_into_place(tmp, path);
 }
@@ -299,18 +172,18 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
     std::error_code ec;
     fs::create_directories(directory_, ec);
     if (ec || !fs::is_directory(directory_))
-        fail("create output directory", directory_,
-             ec ? ec.message() : "exists and is not a directory");
+        fail_output("create output directory", directory_,
+                    ec ? ec.message() : "exists and is not a directory");
 
     std::vector<fs::path> stale;
     for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec))
         if (is_stale(it->path().filename().string(), name_))
             stale.push_back(it->path());
     if (ec)
-        fail("list output directory", directory_, ec.message());
+        fail_output("list output directory", directory_, ec.message());
     for (const fs::path& p : stale)
         if (!fs::remove(p, ec) && ec)
-            fail("remove stale output file", p, ec.message());
+            fail_output("remove stale output file", p, ec.message());
 }
 
 fs::path SnapshotSeriesWriter::pvd_path() const {
@@ -352,36 +225,7 @@ void SnapshotSeriesWriter::write_pvd() const {
     }
     xml.CloseElement();
     xml.CloseElement();
-    write_text_file(pvd_path(), xml.CStr());
-}
-
-void write_summary_json(const fs::path& path, const RunSummary& s) {
-    JsonWriter j;
-    j.begin_object();
-    j.value("case", json_string(s.case_name));
-    j.value("case_file", json_string(s.case_file));
-    j.value("backend", json_string(s.backend));
-    j.value("neighbour_module", json_string(s.neighbour_module));
-    j.value("status", json_string(s.status));
-    j.value("failure", json_string(s.failure));
-    j.begin_object("particles");
-    counts_json(j, "initial", s.initial);
-    counts_json(j, "final", s.final_counts);
-    j.end_object();
-    j.value("steps", std::to_string(s.steps));
-    j.value("simulated_time_s", number_or_null(s.simulated_time));
-    j.value("end_time_s", number_or_null(s.end_time));
-    j.value("wall_time_s", number_or_null(s.wall_time));
-    j.begin_object("stages_s");
-    for (const auto& [name, seconds] : s.stages)
-        j.value(name, number_or_null(seconds));
-    j.end_object();
-    j.value("snapshots", std::to_string(s.snapshots));
-    j.value("h_m", number_or_null(s.smoothing_length));
-    j.value("c0_m_per_s", number_or_null(s.speed_of_sound));
-    j.value("dp_m", number_or_null(s.dp));
-    j.end_object();
-    write_text_file(path, j.text());
+    write_file_atomically(pvd_path(), xml.CStr());
 }
 
 } // namespace sluice

@@ -1,7 +1,7 @@
 #pragma once
 /// \file output.h
 /// Run output: one VTK XML PolyData file (.vtp) per output time, a ParaView collection (.pvd)
-/// listing them with their times, and summary.json.
+/// listing them with their times (summary.json: summary.h).
 ///
 /// Every file is written to a hidden temporary name in its final directory (".<file>.tmp") and
 /// renamed into place, so a crash never leaves a half-written file under a final name and the
@@ -71,13 +71,5 @@ private:
     std::vector<std::filesystem::path> files_;
     std::vector<double> times_; ///< s, one per entry of files_
 };
-
-/// Writes `summary` as JSON to `path` (temporary file + rename). Keys: case, case_file,
-/// backend, neighbour_module, status, failure, particles {initial, final: {fluid, boundary,
-/// excluded}}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name: s, …, in
-/// order}, snapshots, h_m, c0_m_per_s, dp_m. Numbers are written in shortest round-trip form;
-/// non-finite numbers as null. Strings are escaped per RFC 8259 (bytes ≥ 0x80 pass through).
-/// \throws std::runtime_error naming `path` when writing or renaming fails.
-void write_summary_json(const std::filesystem::path& path, const RunSummary& summary);
 
 } // namespace sluice

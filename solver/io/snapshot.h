@@ -43,25 +43,4 @@ struct ParticleCounts {
 /// "integration", "checks", "output").
 using StageTimes = std::vector<std::pair<std::string, double>>;
 
-/// Everything summary.json records about one run.
-struct RunSummary {
-    std::string case_name;
-    std::string case_file;
-    std::string backend;          ///< "cpu" or "cuda"
-    std::string neighbour_module; ///< e.g. "counting-sort/strips/0.5"
-    std::string status;           ///< "completed" or "failed"
-    std::string failure;          ///< message when failed, else empty
-    ParticleCounts initial;       ///< at t = 0
-    ParticleCounts final_counts;  ///< at the end (excluded > 0 if particles left the domain)
-    std::uint64_t steps = 0;
-    double simulated_time = 0.0;   ///< s
-    double end_time = 0.0;         ///< s, requested
-    double wall_time = 0.0;        ///< s, whole run
-    StageTimes stages;             ///< s per stage
-    std::uint64_t snapshots = 0;   ///< .vtp files written (not counting a failure snapshot)
-    double smoothing_length = 0.0; ///< h (m)
-    double speed_of_sound = 0.0;   ///< c0 (m/s)
-    double dp = 0.0;               ///< m
-};
-
 } // namespace sluice

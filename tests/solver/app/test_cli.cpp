@@ -94,8 +94,20 @@ const std::string small_case = R"(<sluice name="small" dimension="2">
 TEST_F(Cli, HelpAndVersion) {
     Result help = sluice("--help");
     EXPECT_EQ(help.exit_code, 0);
-    EXPECT_TRUE(contains(help.output, "sluice run CASE.xml"));
-    EXPECT_TRUE(contains(help.output, "--neighbours C/Q/W"));
+    for (const char* part : {"run", "check", "bench", "Exit codes"})
+        EXPECT_TRUE(contains(help.output, part)) << part << " missing in:\n" << help.output;
+    // Each command lists its own options with units and defaults.
+    const Result run = sluice("run --help");
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    for (const char* part : {"CASE.xml", "--neighbours C/Q/W", "--end-time", "in s", "--dp",
+                             "--backend", "--out"})
+        EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
+    const Result bench = sluice("bench --help");
+    EXPECT_EQ(bench.exit_code, 0) << bench.output;
+    for (const char* part : {"--steps", "=100", "--modules", "--csv", "--interaction"})
+        EXPECT_TRUE(contains(bench.output, part)) << part << " missing in:\n" << bench.output;
+    EXPECT_FALSE(contains(bench.output, "--end-time")) << "bench has no --end-time";
+    EXPECT_EQ(sluice("check --help").exit_code, 0);
     Result version = sluice("--version");
     EXPECT_EQ(version.exit_code, 0);
     EXPECT_TRUE(contains(version.output, "sluice " SLUICE_VERSION));
@@ -138,6 +150,14 @@ TEST_F(Cli, BadCommandLinesExit2) {
     }
     EXPECT_TRUE(contains(sluice("run small.xml --neighbours bucket/strips/1", dir_).output,
                          "counting-sort, radix-sort"));
+    EXPECT_TRUE(contains(sluice("frobnicate small.xml", dir_).output,
+                         "unknown command 'frobnicate' (valid: run, check, bench)"));
+    const Result no_case = sluice("run", dir_);
+    EXPECT_TRUE(contains(no_case.output, "CASE.xml is required")) << no_case.output;
+    EXPECT_TRUE(contains(no_case.output, "sluice run --help")) << no_case.output;
+    EXPECT_TRUE(contains(sluice("run small.xml --end-time -1", dir_).output,
+                         "--end-time: expects a positive number, got '-1'"));
+    EXPECT_EQ(sluice("bench small.xml --end-time 1", dir_).exit_code, 2);
 }
 
 TEST_F(Cli, RunWritesSeriesAndSummary) {

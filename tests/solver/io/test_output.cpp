@@ -1,9 +1,11 @@
 /// Output: .vtp snapshots read back with VTK, the .pvd series parsed with tinyxml2, summary.json
-/// parsed with a small test-side JSON parser, temporary files, stale files and write errors.
+/// parsed with nlohmann/json, temporary files, stale files and write errors.
 
 #include "io/output.h"
+#include "io/summary.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <tinyxml2.h>
 #include <vtkCellArray.h>
 #include <vtkDataArray.h>
@@ -30,166 +32,7 @@ using namespace sluice;
 
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// Test-side JSON: a strict recursive-descent parser (RFC 8259 subset: \uXXXX only below 0x80).
-
-struct Json {
-    enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
-    bool boolean = false;
-    double number = 0.0;
-    std::string text; ///< string value, or a number's literal text
-    std::vector<Json> items;
-    std::vector<std::pair<std::string, Json>> members; ///< in file order
-
-    const Json& operator[](const std::string& key) const {
-        for (const auto& [k, v] : members)
-            if (k == key)
-                return v;
-        throw std::out_of_range("no JSON key '" + key + "'");
-    }
-};
-
-class JsonParser {
-public:
-    explicit JsonParser(std::string s) : s_(std::move(s)) {}
-    Json parse() {
-        Json v = value();
-        skip_ws();
-        if (pos_ != s_.size())
-            error("trailing characters");
-        return v;
-    }
-
-private:
-    [[noreturn]] void error(const std::string& what) const {
-        throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(pos_));
-    }
-    void skip_ws() {
-        while (pos_ < s_.size() && std::string(" \t\n\r").find(s_[pos_]) != std::string::npos)
-            ++pos_;
-    }
-    char peek() {
-        skip_ws();
-        if (pos_ >= s_.size())
-            error("unexpected end");
-        return s_[pos_];
-    }
-    void expect(char c) {
-        if (peek() != c)
-            error(std::string("expected '") + c + "'");
-        ++pos_;
-    }
-    bool literal(const char* word) {
-        const std::size_t n = std::strlen(word);
-        if (s_.compare(pos_, n, word) != 0)
-            return false;
-        pos_ += n;
-        return true;
-    }
-    Json value() {
-        Json v;
-        const char c = peek();
-        if (c == '{') {
-            v.kind = Json::Kind::object;
-            ++pos_;
-            if (peek() == '}') {
-                ++pos_;
-                return v;
-            }
-            do {
-                std::string key = string();
-                expect(':');
-                v.members.emplace_back(std::move(key), value());
-            } while (peek() == ',' && ++pos_);
-            expect('}');
-        } else if (c == '[') {
-            v.kind = Json::Kind::array;
-            ++pos_;
-            if (peek() == ']') {
-                ++pos_;
-                return v;
-            }
-            do
-                v.items.push_back(value());
-            while (peek() == ',' && ++pos_);
-            expect(']');
-        } else if (c == '"') {
-            v.kind = Json::Kind::string;
-            v.text = string();
-        } else if (literal("null")) {
-        } else if (literal("true")) {
-            v.kind = Json::Kind::boolean;
-            v.boolean = true;
-        } else if (literal("false")) {
-            v.kind = Json::Kind::boolean;
-        } else {
-            const std::size_t start = pos_;
-            while (pos_ < s_.size() &&
-                   std::string("+-0123456789.eE").find(s_[pos_]) != std::string::npos)
-                ++pos_;
-            v.kind = Json::Kind::number;
-            v.text = s_.substr(start, pos_ - start);
-            char* end = nullptr;
-            v.number = std::strtod(v.text.c_str(), &end);
-            if (v.text.empty() || end != v.text.c_str() + v.text.size())
-                error("bad value");
-        }
-        return v;
-    }
-    std::string string() {
-        expect('"');
-        std::string out;
-        while (true) {
-            if (pos_ >= s_.size())
-                error("unterminated string");
-            const char c = s_[pos_++];
-            if (c == '"')
-                return out;
-            if (static_cast<unsigned char>(c) < 0x20)
-                error("raw control character in string");
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
-            const char e = s_.at(pos_++);
-            switch (e) {
-            case '"':
-            case '\\':
-            case '/':
-                out += e;
-                break;
-            case 'n':
-                out += '\n';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'u': {
-                const long code = std::stol(s_.substr(pos_, 4), nullptr, 16);
-                if (code >= 0x80)
-                    error("\\u above 0x7f not supported by this test parser");
-                out += static_cast<char>(code);
-                pos_ += 4;
-                break;
-            }
-            default:
-                error("bad escape");
-            }
-        }
-    }
-
-    std::string s_;
-    std::size_t pos_ = 0;
-};
+using Json = nlohmann::ordered_json;
 
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -539,70 +382,64 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
 
     const fs::path path = root_ / "summary.json";
     write_summary_json(path, s);
-    const Json j = JsonParser(read_file(path)).parse();
+    const Json j = Json::parse(read_file(path)); // throws on malformed JSON
 
-    ASSERT_EQ(j.kind, Json::Kind::object);
+    ASSERT_TRUE(j.is_object());
     std::vector<std::string> keys;
-    for (const auto& m : j.members)
-        keys.push_back(m.first);
+    for (const auto& m : j.items())
+        keys.push_back(m.key());
     EXPECT_EQ(keys, (std::vector<std::string>{
                         "case", "case_file", "backend", "neighbour_module", "status", "failure",
                         "particles", "steps", "simulated_time_s", "end_time_s", "wall_time_s",
                         "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m"}));
-    EXPECT_EQ(j["case"].text, s.case_name);
-    EXPECT_EQ(j["case_file"].text, s.case_file);
-    EXPECT_EQ(j["backend"].text, s.backend);
-    EXPECT_EQ(j["neighbour_module"].text, s.neighbour_module);
-    EXPECT_EQ(j["status"].text, s.status);
-    EXPECT_EQ(j["failure"].kind, Json::Kind::string);
-    EXPECT_EQ(j["failure"].text, s.failure); // quote, backslash, control chars round-trip
+    EXPECT_EQ(j["case"], s.case_name);
+    EXPECT_EQ(j["case_file"], s.case_file);
+    EXPECT_EQ(j["backend"], s.backend);
+    EXPECT_EQ(j["neighbour_module"], s.neighbour_module);
+    EXPECT_EQ(j["status"], s.status);
+    ASSERT_TRUE(j["failure"].is_string());
+    EXPECT_EQ(j["failure"], s.failure); // quote, backslash, control chars round-trip
 
     const Json& initial = j["particles"]["initial"];
-    EXPECT_EQ(initial["fluid"].text, "1000");
-    EXPECT_EQ(initial["boundary"].text, "200");
-    EXPECT_EQ(initial["excluded"].text, "0");
+    EXPECT_EQ(initial["fluid"], 1000);
+    EXPECT_EQ(initial["boundary"], 200);
+    EXPECT_EQ(initial["excluded"], 0);
     const Json& final_counts = j["particles"]["final"];
-    EXPECT_EQ(final_counts["fluid"].text, "990");
-    EXPECT_EQ(final_counts["boundary"].text, "200");
-    EXPECT_EQ(final_counts["excluded"].text, "10");
-    EXPECT_EQ(j["steps"].text, "123456789012"); // exact, not via double formatting
-    EXPECT_EQ(j["snapshots"].number, 17.0);
+    EXPECT_EQ(final_counts["fluid"], 990);
+    EXPECT_EQ(final_counts["boundary"], 200);
+    EXPECT_EQ(final_counts["excluded"], 10);
+    ASSERT_TRUE(j["steps"].is_number_unsigned());
+    EXPECT_EQ(j["steps"].get<std::uint64_t>(), 123456789012ull); // exact, not via a double
+    EXPECT_EQ(j["snapshots"], 17);
 
-    EXPECT_EQ(j["simulated_time_s"].number, 0.1);
-    EXPECT_EQ(j["end_time_s"].number, 1.0 / 3.0); // full double precision
-    EXPECT_EQ(j["wall_time_s"].kind, Json::Kind::null);
-    EXPECT_EQ(j["h_m"].number, 0.0130);
-    EXPECT_EQ(j["c0_m_per_s"].number, 44.29);
-    EXPECT_EQ(j["dp_m"].number, 0.005);
+    EXPECT_EQ(j["simulated_time_s"].get<double>(), 0.1);
+    EXPECT_EQ(j["end_time_s"].get<double>(), 1.0 / 3.0); // full double precision
+    EXPECT_TRUE(j["wall_time_s"].is_null());
+    EXPECT_EQ(j["h_m"].get<double>(), 0.0130);
+    EXPECT_EQ(j["c0_m_per_s"].get<double>(), 44.29);
+    EXPECT_EQ(j["dp_m"].get<double>(), 0.005);
 
     const Json& stages = j["stages_s"];
-    ASSERT_EQ(stages.members.size(), 4u);
-    EXPECT_EQ(stages.members[0].first, "construction");
-    EXPECT_EQ(stages.members[0].second.number, 1.5e-3);
-    EXPECT_EQ(stages.members[1].first, "interaction");
-    EXPECT_EQ(stages.members[1].second.number, 2.25);
-    EXPECT_EQ(stages.members[2].first, "odd \"name\"");
-    EXPECT_EQ(stages.members[2].second.number, 1e300);
-    EXPECT_EQ(stages.members[3].first, "checks");
-    EXPECT_EQ(stages.members[3].second.kind, Json::Kind::null);
+    ASSERT_EQ(stages.size(), 4u);
+    std::vector<std::string> stage_names;
+    for (const auto& m : stages.items())
+        stage_names.push_back(m.key());
+    EXPECT_EQ(stage_names,
+              (std::vector<std::string>{"construction", "interaction", "odd \"name\"", "checks"}));
+    EXPECT_EQ(stages["construction"].get<double>(), 1.5e-3);
+    EXPECT_EQ(stages["interaction"].get<double>(), 2.25);
+    EXPECT_EQ(stages["odd \"name\""].get<double>(), 1e300);
+    EXPECT_TRUE(stages["checks"].is_null());
 }
 
 TEST_F(OutputTest, SummaryJsonOfDefaultSummaryHasEmptyStagesObject) {
     const fs::path path = root_ / "summary.json";
     write_summary_json(path, RunSummary{});
-    const Json j = JsonParser(read_file(path)).parse();
-    EXPECT_EQ(j["stages_s"].kind, Json::Kind::object);
-    EXPECT_TRUE(j["stages_s"].members.empty());
-    EXPECT_EQ(j["failure"].text, "");
-    EXPECT_EQ(j["steps"].number, 0.0);
-}
-
-TEST(JsonTestParser, RejectsMalformedInput) {
-    // The parser the summary tests rely on must not accept broken JSON.
-    for (const char* bad : {"{", "{\"a\": }", "{\"a\": 1,}", "{\"a\": \"x\ny\"}", "{} x",
-                            "{\"a\": 1 \"b\": 2}", "{\"a\": nan}"})
-        EXPECT_THROW(JsonParser(bad).parse(), std::runtime_error) << bad;
-    EXPECT_EQ(JsonParser("{\"a\": [1, \"\\u0041\"]}").parse()["a"].items[1].text, "A");
+    const Json j = Json::parse(read_file(path));
+    ASSERT_TRUE(j["stages_s"].is_object());
+    EXPECT_TRUE(j["stages_s"].empty());
+    EXPECT_EQ(j["failure"], "");
+    EXPECT_EQ(j["steps"], 0);
 }
 
 } // namespace
