@@ -6,6 +6,7 @@
 /// Units are SI (m, s, kg). Points are stored as 3D (x, y, z); in 2D cases y = 0 and the
 /// simulation plane is x–z, gravity along −z.
 
+#include "case/shapes.h"
 #include "neighbours/module.h"
 
 #include <Eigen/Core>
@@ -43,10 +44,13 @@ enum TankFace : unsigned {
     face_back = 1u << 5,   ///< y = max (3D only)
 };
 
-/// A box filled with fluid particles on the lattice min + (i + ½)·dp.
+/// A volume filled with fluid particles on the lattice box.min + (i + ½)·dp: the box itself, or
+/// the lattice points of `box` (then the shape's bounding box) inside `shape`.
 struct FluidRegion {
     Box box;
     SourceLocation where;
+    Shape shape{};                                      ///< BoxShape: the box itself
+    Eigen::Vector3d velocity = Eigen::Vector3d::Zero(); ///< m/s at t = 0 (2D: v_y = 0)
 };
 
 /// Tank walls: `box` is the inside of the tank (the physical wall surfaces are its faces).
@@ -59,10 +63,14 @@ struct TankWalls {
     SourceLocation where;
 };
 
-/// A solid box filled with boundary particles on the lattice min + (i + ½)·dp.
+/// A solid filled with boundary particles on the lattice box.min + (i + ½)·dp, like FluidRegion;
+/// with `layers` > 0 only the particles within layers·dp of the outside (a shell under the
+/// surface, as the tank's wall layers).
 struct Obstacle {
     Box box;
     SourceLocation where;
+    Shape shape{};  ///< BoxShape: the box itself
+    int layers = 0; ///< 0: filled
 };
 
 struct Constants {
@@ -91,6 +99,8 @@ struct RunControl {
     double end_time = 1.0;         ///< s
     double output_interval = 0.05; ///< s, simulated time between snapshots
     std::string output_dir;        ///< default "out/<case name>"
+    /// s, simulated time between checkpoints (restart files); none when absent.
+    std::optional<double> checkpoint_interval;
 };
 
 struct Case {

@@ -1,6 +1,7 @@
 #include "case/case_reader.h"
 
 #include "case/geometry_checks.h"
+#include "case/surface_mesh.h"
 #include "case/xml_reading.h"
 
 #include <tinyxml2.h>
@@ -11,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -47,6 +49,110 @@ Box read_box(const Reader& r, const Element& e, double dp) {
                    ", thinner than dp = " + format_number(dp) + " m: it holds no particle");
     }
     return b;
+}
+
+/// A radius attribute: > 0 and, so that the shape holds a particle, at least dp/2.
+double read_radius(const Element& e, double dp) {
+    e.require("radius", "in m");
+    const double radius = *e.number("radius", greater_than(0));
+    if (radius < 0.5 * dp * (1.0 - 1e-6))
+        e.fail_attribute("radius", "smaller than dp/2 = " + format_number(0.5 * dp) +
+                                       " m: the shape would hold no particle");
+    return radius;
+}
+
+/// <cylinder>: 3D start, end (centres of the end discs) and radius; 2D (a circle in the x–z
+/// plane, axis y) center and radius.
+Cylinder read_cylinder(const Reader& r, const Element& e, double dp) {
+    Cylinder cyl;
+    if (r.dimension == 2) {
+        cyl.start = cyl.end = e.point("center");
+    } else {
+        cyl.start = e.point("start");
+        cyl.end = e.point("end");
+        const double length = (cyl.end - cyl.start).norm();
+        if (length < dp * (1.0 - 1e-6))
+            e.fail("<cylinder> is " + format_number(length) +
+                   " m long, shorter than dp = " + format_number(dp) + " m: it holds no particle");
+    }
+    cyl.radius = read_radius(e, dp);
+    return cyl;
+}
+
+Sphere read_sphere(const Element& e, double dp) {
+    Sphere s;
+    s.center = e.point("center");
+    s.radius = read_radius(e, dp);
+    return s;
+}
+
+/// A <fluid> or <obstacle>: exactly one of a box (min, max), a surface file (stl, with optional
+/// scale, rotate, translate) or one <cylinder>/<sphere> child. Sets the region's bounding box
+/// and shape. A surface file is read here, relative to the case file's folder, so that every
+/// error in it is reported at this element.
+void read_region(const Reader& r, const Element& e, double dp, Box& box, Shape& shape) {
+    const auto cylinders = e.all("cylinder");
+    const auto spheres = e.all("sphere");
+    const int given = (e.has("min") || e.has("max") ? 1 : 0) + (e.has("stl") ? 1 : 0) +
+                      static_cast<int>(cylinders.size() + spheres.size());
+    if (given != 1)
+        e.fail(e.tag() + " needs exactly one of: min and max (a box), stl=\"FILE\" (a closed " +
+               "surface), or one <cylinder> or <sphere> child; " + std::to_string(given) +
+               " given");
+    if (!e.has("stl"))
+        for (const char* attr : {"scale", "rotate", "translate"})
+            if (e.has(attr))
+                e.fail_attribute(attr, "places a surface file; give it with stl=\"FILE\"");
+    if (e.has("min") || e.has("max")) {
+        box = read_box(r, e, dp);
+        shape = BoxShape{};
+        return;
+    }
+    if (!cylinders.empty() || !spheres.empty()) {
+        if (!cylinders.empty()) {
+            // 2D: a circle in the x–z plane (axis y); 3D: from start to end.
+            const Element cylinder(r, *cylinders[0],
+                                   r.dimension == 2 ? Names{"center", "radius"}
+                                                    : Names{"start", "end", "radius"});
+            shape = read_cylinder(r, cylinder, dp);
+        } else {
+            shape = read_sphere(Element(r, *spheres[0], {"center", "radius"}), dp);
+        }
+        primitive_bounds(shape, r.dimension, box.min, box.max);
+        return;
+    }
+    SurfacePlacement placement;
+    placement.scale = e.number("scale", greater_than(0)).value_or(1.0);
+    if (e.has("rotate"))
+        placement.rotate_degrees = e.triple("rotate", "degrees about x, y and z");
+    if (e.has("translate"))
+        placement.translate = e.triple("translate", "x y z in m, also in 2D");
+    SurfaceMesh surface;
+    surface.file = *e.text("stl");
+    const std::filesystem::path relative(surface.file);
+    const std::filesystem::path resolved =
+        relative.is_absolute() ? relative : std::filesystem::path(r.file).parent_path() / relative;
+    try {
+        surface.mesh = load_surface_mesh(resolved.string(), placement);
+    } catch (const SurfaceMeshError& error) {
+        e.fail_attribute("stl", error.what());
+    }
+    box.min = surface.mesh->min();
+    box.max = surface.mesh->max();
+    if (r.dimension == 2) {
+        if (box.min.y() > 0.0 || box.max.y() < 0.0)
+            e.fail_attribute("stl", "the surface spans y = " + format_number(box.min.y()) + " .. " +
+                                        format_number(box.max.y()) +
+                                        " m and does not cross the plane y = 0 of a 2D case");
+        box.min.y() = box.max.y() = 0.0;
+    }
+    for (const int k : r.axes())
+        if (box.max[k] - box.min[k] < dp * (1.0 - 1e-6))
+            e.fail_attribute("stl", std::string("the surface is ") +
+                                        format_number(box.max[k] - box.min[k]) + " m thick on " +
+                                        axis_name(k) + ", thinner than dp = " + format_number(dp) +
+                                        " m: it holds no particle (check scale and units)");
+    shape = std::move(surface);
 }
 
 /// The faces of a tank; names as tank_faces_to_string spells them. Default: all but the top.
@@ -107,11 +213,17 @@ void read_geometry(const Reader& r, const Element& g, Case& c) {
     c.dp = *g.number("dp", greater_than(0));
 
     for (const XMLElement* x : g.all("fluid")) {
-        const Element e(r, *x, {"min", "max"});
-        c.fluids.push_back({read_box(r, e, c.dp), e.where()});
+        const Element e(r, *x, {"min", "max", "stl", "scale", "rotate", "translate", "velocity"},
+                        {"cylinder", "sphere"});
+        FluidRegion f;
+        f.where = e.where();
+        read_region(r, e, c.dp, f.box, f.shape);
+        if (e.has("velocity"))
+            f.velocity = e.point("velocity");
+        c.fluids.push_back(std::move(f));
     }
     if (c.fluids.empty())
-        g.fail("<geometry> needs at least one <fluid> box");
+        g.fail("<geometry> needs at least one <fluid> region");
 
     if (const XMLElement* x = g.single("tank")) {
         const Element e(r, *x, {"min", "max", "faces", "layers"});
@@ -124,8 +236,13 @@ void read_geometry(const Reader& r, const Element& g, Case& c) {
     }
 
     for (const XMLElement* x : g.all("obstacle")) {
-        const Element e(r, *x, {"min", "max"});
-        c.obstacles.push_back({read_box(r, e, c.dp), e.where()});
+        const Element e(r, *x, {"min", "max", "stl", "scale", "rotate", "translate", "layers"},
+                        {"cylinder", "sphere"});
+        Obstacle o;
+        o.where = e.where();
+        read_region(r, e, c.dp, o.box, o.shape);
+        o.layers = e.integer("layers", at_least(1)).value_or(0);
+        c.obstacles.push_back(std::move(o));
     }
 
     check_fluid_placement(c);

@@ -51,6 +51,16 @@ std::string describe_box(const Case& c, const Box& b) {
     return "[" + lo.str() + "] .. [" + hi.str() + "]";
 }
 
+bool is_box(const Shape& s) {
+    return std::holds_alternative<BoxShape>(s);
+}
+
+/// "box [..] .. [..]" or "surface 'f.stl' spanning [..] .. [..]" (so unit mistakes show).
+std::string describe_region(const Case& c, const Shape& shape, const Box& box) {
+    return is_box(shape) ? describe_box(c, box)
+                         : describe(shape) + " spanning " + describe_box(c, box);
+}
+
 std::string line_ref(const SourceLocation& where) {
     return "line " + std::to_string(where.line);
 }
@@ -78,13 +88,18 @@ void check_fluid_placement(const Case& c) {
             throw CaseError(f.where.file, f.where.line, message);
         };
         if (c.tank && !contains(c, c.tank->box, f.box))
-            fail("<fluid> " + describe_box(c, f.box) + " reaches outside the tank interior " +
-                 describe_box(c, c.tank->box) + " (<tank> at " + line_ref(c.tank->where) + ")");
+            fail("<fluid> " + describe_region(c, f.shape, f.box) +
+                 " reaches outside the tank interior " + describe_box(c, c.tank->box) +
+                 " (<tank> at " + line_ref(c.tank->where) + ")");
+        // Boxes must not overlap (a mistake in a box layout); other shapes may: their lattice
+        // points inside an earlier fluid or any obstacle are left out (particles.h).
+        if (!is_box(f.shape))
+            continue;
         for (std::size_t j = 0; j < i; ++j)
-            if (overlaps(c, f.box, c.fluids[j].box))
+            if (is_box(c.fluids[j].shape) && overlaps(c, f.box, c.fluids[j].box))
                 fail("<fluid> overlaps the <fluid> at " + line_ref(c.fluids[j].where));
         for (const Obstacle& o : c.obstacles)
-            if (overlaps(c, f.box, o.box))
+            if (is_box(o.shape) && overlaps(c, f.box, o.box))
                 fail("<fluid> overlaps the <obstacle> at " + line_ref(o.where));
     }
 }
@@ -96,8 +111,8 @@ void check_domain(const Case& c, const SourceLocation& domain_where) {
     const std::string domain = "<domain> " + describe_box(c, c.domain);
     for (const FluidRegion& f : c.fluids)
         if (!contains(c, c.domain, f.box))
-            fail(domain + " does not contain the <fluid> " + describe_box(c, f.box) + " at " +
-                 line_ref(f.where));
+            fail(domain + " does not contain the <fluid> " + describe_region(c, f.shape, f.box) +
+                 " at " + line_ref(f.where));
     if (c.tank) {
         const Box walls = tank_with_walls(*c.tank, c.dp);
         if (!contains(c, c.domain, walls))
@@ -107,8 +122,8 @@ void check_domain(const Case& c, const SourceLocation& domain_where) {
     }
     for (const Obstacle& o : c.obstacles)
         if (!contains(c, c.domain, o.box))
-            fail(domain + " does not contain the <obstacle> " + describe_box(c, o.box) + " at " +
-                 line_ref(o.where));
+            fail(domain + " does not contain the <obstacle> " + describe_region(c, o.shape, o.box) +
+                 " at " + line_ref(o.where));
 }
 
 Box default_domain(const Case& c) {

@@ -3,6 +3,7 @@
 #include "case/constants.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -34,13 +35,6 @@ std::vector<double> axis_lattice(double lo, double hi, double dp) {
     return out;
 }
 
-bool inside(const Box& box, const Vector3d& p, int dimension) {
-    for (int k : used_axes(dimension))
-        if (p[k] < box.min[k] || p[k] > box.max[k])
-            return false;
-    return true;
-}
-
 /// Calls emit(point) for every lattice point of the product of per-axis coordinate lists
 /// (x fastest, z slowest); in 2D the y list is {0}.
 template <class EmitT>
@@ -51,20 +45,88 @@ void for_each_product(const std::vector<double> (&axes)[3], EmitT&& emit) {
                 emit(Vector3d(x, y, z));
 }
 
-/// Points of a filled box on min + (i + ½)·dp (fluid boxes, obstacles), skipping those inside
-/// an earlier box of the same list.
-void fill_boxes(const std::vector<Box>& boxes, const Case& c, ParticleType type, ParticleSet& out) {
-    for (std::size_t b = 0; b < boxes.size(); ++b) {
+/// A region to fill: its lattice box, shape and (obstacles) shell thickness in layers.
+struct Region {
+    const Box* box;
+    const Shape* shape;
+    int layers; ///< 0: filled
+};
+
+/// Offsets (in lattice steps, used axes only) within `layers` spacings, nearest first: the
+/// neighbourhood a shell point must see the outside in.
+std::vector<std::array<int, 3>> shell_offsets(int layers, int dimension) {
+    std::vector<std::array<int, 3>> out;
+    const int ly = dimension == 3 ? layers : 0;
+    for (int k = -layers; k <= layers; ++k)
+        for (int j = -ly; j <= ly; ++j)
+            for (int i = -layers; i <= layers; ++i)
+                if ((i || j || k) && i * i + j * j + k * k <= layers * layers)
+                    out.push_back({i, j, k});
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return a[0] * a[0] + a[1] * a[1] + a[2] * a[2] < b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+    });
+    return out;
+}
+
+/// Lattice points box.min + (i + ½)·dp of each region that lie inside its shape, skipping those
+/// inside an earlier region of the list and those `excluded` says no to (fluid inside an
+/// obstacle). With layers = L > 0 a point is kept only if a lattice point within L·dp of it is
+/// outside the shape (outside the box counts as outside): L layers under a face that lies on the
+/// lattice's half-spacing, like the tank's walls.
+template <class ExcludedT>
+void fill_regions(const std::vector<Region>& regions, const Case& c, ParticleType type,
+                  const std::vector<Eigen::Vector3d>& velocities, ExcludedT excluded,
+                  ParticleSet& out) {
+    const int d = c.dimension;
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+        const Box& box = *regions[r].box;
         std::vector<double> axes[3] = {{0.0}, {0.0}, {0.0}};
-        for (int k : used_axes(c.dimension))
-            axes[k] = axis_lattice(boxes[b].min[k], boxes[b].max[k], c.dp);
-        for_each_product(axes, [&](const Vector3d& p) {
-            for (std::size_t e = 0; e < b; ++e)
-                if (inside(boxes[e], p, c.dimension))
-                    return;
-            out.position.push_back(p);
-            out.type.push_back(type);
-        });
+        for (int k : used_axes(d))
+            axes[k] = axis_lattice(box.min[k], box.max[k], c.dp);
+        const long nx = static_cast<long>(axes[0].size()), ny = static_cast<long>(axes[1].size()),
+                   nz = static_cast<long>(axes[2].size());
+        auto at = [&](long i, long j, long k) {
+            return Vector3d(axes[0][i], axes[1][j], axes[2][k]);
+        };
+        // Inside mask over the region's lattice (the shape test can be costly: a mesh).
+        std::vector<char> inside(static_cast<std::size_t>(nx * ny * nz));
+        auto index = [&](long i, long j, long k) {
+            return static_cast<std::size_t>((k * ny + j) * nx + i);
+        };
+#pragma omp parallel for schedule(dynamic, 1) if (nz > 1 && nx * ny * nz > 20000)
+        for (long k = 0; k < nz; ++k)
+            for (long j = 0; j < ny; ++j)
+                for (long i = 0; i < nx; ++i)
+                    inside[index(i, j, k)] =
+                        shape_contains(*regions[r].shape, box.min, box.max, at(i, j, k), d);
+        const int layers = regions[r].layers;
+        const auto offsets =
+            layers > 0 ? shell_offsets(layers, d) : std::vector<std::array<int, 3>>{};
+        auto in_shell = [&](long i, long j, long k) {
+            for (const auto& o : offsets) {
+                const long a = i + o[0], b = j + o[1], e = k + o[2]; // 2D: o[1] = 0
+                if (a < 0 || b < 0 || e < 0 || a >= nx || b >= ny || e >= nz ||
+                    !inside[index(a, b, e)])
+                    return true;
+            }
+            return false;
+        };
+        for (long k = 0; k < nz; ++k)
+            for (long j = 0; j < ny; ++j)
+                for (long i = 0; i < nx; ++i) {
+                    if (!inside[index(i, j, k)] || (layers > 0 && !in_shell(i, j, k)))
+                        continue;
+                    const Vector3d p = at(i, j, k);
+                    bool skip = excluded(p);
+                    for (std::size_t e = 0; e < r && !skip; ++e)
+                        skip = shape_contains(*regions[e].shape, regions[e].box->min,
+                                              regions[e].box->max, p, d);
+                    if (skip)
+                        continue;
+                    out.position.push_back(p);
+                    out.type.push_back(type);
+                    out.velocity.push_back(velocities.empty() ? Vector3d::Zero() : velocities[r]);
+                }
     }
 }
 
@@ -96,6 +158,7 @@ void fill_tank(const TankWalls& tank, const Case& c, ParticleSet& out) {
         if (wall) {
             out.position.push_back(p);
             out.type.push_back(ParticleType::boundary);
+            out.velocity.push_back(Vector3d::Zero());
         }
     });
 }
@@ -173,15 +236,29 @@ ParticleSet generate_particles(const Case& c) {
     s.dimension = c.dimension;
     if (c.tank)
         fill_tank(*c.tank, c, s);
-    std::vector<Box> boxes;
+    std::vector<Region> solids;
     for (const Obstacle& o : c.obstacles)
-        boxes.push_back(o.box);
-    fill_boxes(boxes, c, ParticleType::boundary, s);
+        solids.push_back({&o.box, &o.shape, o.layers});
+    fill_regions(
+        solids, c, ParticleType::boundary, {}, [](const Vector3d&) { return false; }, s);
     s.boundary_count = s.size();
-    boxes.clear();
-    for (const FluidRegion& f : c.fluids)
-        boxes.push_back(f.box);
-    fill_boxes(boxes, c, ParticleType::fluid, s);
+    std::vector<Region> fluids;
+    std::vector<Vector3d> velocities;
+    for (const FluidRegion& f : c.fluids) {
+        fluids.push_back({&f.box, &f.shape, 0});
+        Vector3d v = f.velocity;
+        if (c.dimension == 2)
+            v.y() = 0.0;
+        velocities.push_back(v);
+    }
+    // Fluid never fills an obstacle's solid (shell obstacles included).
+    auto in_obstacle = [&](const Vector3d& p) {
+        for (const Obstacle& o : c.obstacles)
+            if (shape_contains(o.shape, o.box.min, o.box.max, p, c.dimension))
+                return true;
+        return false;
+    };
+    fill_regions(fluids, c, ParticleType::fluid, velocities, in_obstacle, s);
     s.fluid_count = s.size() - s.boundary_count;
 
     if (s.fluid_count > 0) {

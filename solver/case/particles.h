@@ -19,6 +19,7 @@ namespace sluice {
 struct ParticleSet {
     int dimension = 2;
     std::vector<Eigen::Vector3d> position; ///< m; in 2D y = 0
+    std::vector<Eigen::Vector3d> velocity; ///< m/s at t = 0: the fluid region's; 0 for boundary
     std::vector<ParticleType> type;
     std::vector<float> density; ///< kg/m³, hydrostatic
     std::size_t fluid_count = 0;
@@ -31,13 +32,16 @@ struct ParticleSet {
 
 /// Generates the particles of a case (which the reader has validated).
 ///
-/// Lattice: a fluid box or obstacle is filled at min + (i + ½)·dp on every axis, keeping the
-/// points whose centre lies inside the box; in 2D the lattice is in x–z with y = 0. Fluid boxes
-/// and obstacles are unions: a point inside an earlier box of the same kind is not generated
-/// twice. Tank walls: along each axis the coordinates are the tank interior's lattice plus, for
-/// every chosen face, `layers` coordinates outside it at face ∓ (k + ½)·dp; every point of
-/// their product with at least one wall coordinate is a wall particle (this fills the corners
-/// and edges between chosen faces).
+/// Lattice: a fluid region or obstacle is filled at box.min + (i + ½)·dp on every axis (box: the
+/// region's bounding box), keeping the points whose centre lies inside its shape (shapes.h); in
+/// 2D the lattice is in x–z with y = 0. An obstacle with `layers` keeps only the points within
+/// layers·dp of a lattice point outside it. Fluid regions and obstacles are unions: a point
+/// inside an earlier region of the same kind is not generated twice, and no fluid point is
+/// generated inside an obstacle's shape. Fluid particles start with their region's velocity
+/// (boundary particles at rest). Tank walls: along each axis the coordinates are the tank
+/// interior's lattice plus, for every chosen face, `layers` coordinates outside it at face ∓ (k +
+/// ½)·dp; every point of their product with at least one wall coordinate is a wall particle (this
+/// fills the corners and edges between chosen faces).
 ///
 /// Initial density: the Tait equation inverted for p = ρ0·g·(H − z), so still water starts at
 /// rest (DualSPHysics does the same for its hydrostatic initial condition).

@@ -190,6 +190,26 @@ public:
         return two_d ? Eigen::Vector3d(c[0], 0.0, c[1]) : Eigen::Vector3d(c[0], c[1], c[2]);
     }
 
+    /// A required triple "a b c" whatever the case's dimension (a mesh's rotation or offset).
+    Eigen::Vector3d triple(const char* attr, const char* what) const {
+        require(attr, what);
+        const std::string t = *text(attr);
+        const auto words = split(t);
+        if (words.size() != 3)
+            fail_attribute(attr, std::string("needs 3 numbers (") + what + "), got " +
+                                     std::to_string(words.size()));
+        Eigen::Vector3d v;
+        for (std::size_t k = 0; k < 3; ++k) {
+            std::string why;
+            const auto x = to_number(words[k], why);
+            if (!x)
+                fail_attribute(attr, "component " + std::to_string(k + 1) + " '" +
+                                         std::string(words[k]) + "' is " + why);
+            v[static_cast<int>(k)] = *x;
+        }
+        return v;
+    }
+
     /// One name of `choices`; `what` names the kind for the message ("kernel").
     template <class T>
     std::optional<T> choice(const char* attr, const char* what, const Choices<T>& choices) const {

@@ -153,7 +153,9 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const ParticleSet& particles)
     position_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
         position_[i] = to_vec<D>(particles.position[i]);
-    velocity_.assign(n, Vec<D>{});
+    velocity_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        velocity_[i] = to_vec<D>(particles.velocity[i]);
     density_ = particles.density;
     type_ = particles.type;
     id_.resize(n);

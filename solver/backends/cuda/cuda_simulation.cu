@@ -39,13 +39,15 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
     // The domain must hold every particle at t = 0 (the CPU backend's rule and message).
     std::vector<Vec<D>> position(n_);
     std::vector<Float4> motion(n_);
+    std::vector<Vec<D>> velocity(n_);
     std::uint32_t outside = 0, first_outside = 0;
     for (std::uint32_t i = 0; i < n_; ++i) {
         const Vec<D> x = to_vec<D>(particles.position[i]);
         if (!grid_.contains(x) && outside++ == 0)
             first_outside = i;
-        pack_particle<D>(fluid_, x, Vec<D>{}, particles.density[i], particles.type[i], position[i],
-                         motion[i]);
+        velocity[i] = to_vec<D>(particles.velocity[i]);
+        pack_particle<D>(fluid_, x, velocity[i], particles.density[i], particles.type[i],
+                         position[i], motion[i]);
     }
     if (outside) {
         std::ostringstream msg;
@@ -85,7 +87,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
     upload(motion_[0].get(), motion, stream_);
     upload(id_[0].get(), id, stream_);
     if (!symplectic) { // Verlet's step n−1 at t = 0: the initial state
-        upload(previous_velocity_[0].get(), std::vector<Vec<D>>(n_), stream_);
+        upload(previous_velocity_[0].get(), velocity, stream_);
         upload(previous_density_[0].get(), particles.density, stream_);
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
