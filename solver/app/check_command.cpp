@@ -2,6 +2,8 @@
 
 #include "app/command_line.h"
 
+#include "app/preflight.h"
+
 #include "backends/backend_common.h"
 #include "backends/cpu/cpu_backend.h"
 #include "case/particles.h"
@@ -15,17 +17,19 @@ namespace sluice {
 
 namespace {
 
-std::string format_bytes(double bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 4) {
-        bytes /= 1024.0;
-        ++u;
-    }
-    std::ostringstream s;
-    s.precision(u == 0 ? 0 : 1);
-    s << std::fixed << bytes << ' ' << units[u];
-    return s.str();
+/// The pre-flight line: particles and memory estimated from the geometry against what the
+/// machine has.
+void print_preflight(std::ostream& out, const PreflightReport& r, Backend backend) {
+    out << "  pre-flight      about " << format_count(r.particles.total()) << " particles ("
+        << format_count(r.particles.fluid) << " fluid, " << format_count(r.particles.boundary)
+        << " boundary) from the geometry; host memory " << format_bytes(r.host_needed) << " of "
+        << (r.host_available > 0 ? format_bytes(r.host_available) : std::string("unknown"))
+        << " available";
+    if (backend == Backend::cuda)
+        out << "; GPU memory " << format_bytes(r.device_needed) << " of "
+            << (r.device_available > 0 ? format_bytes(r.device_available) + " free"
+                                       : std::string("? (no GPU visible)"));
+    out << "\n";
 }
 
 /// "nx × nz" or "nx × ny × nz": the bins of the grid over the case's domain.
@@ -50,11 +54,15 @@ std::string grid_dims_text(const Case& c, double support) {
 
 int check_command(const Options& o) {
     const Case c = load_case(o);
+    std::cout << o.case_path << ": valid\n"
+              << "  case            " << c.name << " (" << c.dimension << "D)\n";
+    const PreflightReport preflight_report = preflight(c, o.backend);
+    print_preflight(std::cout, preflight_report, o.backend);
+    std::cout.flush();
+    require_fits(preflight_report, o.backend);
     const ParticleSet particles = generate_particles(c);
     const DerivedConstants& k = particles.constants;
-    std::cout << o.case_path << ": valid\n"
-              << "  case            " << c.name << " (" << c.dimension << "D)\n"
-              << "  particles       " << particles.size() << " (" << particles.fluid_count
+    std::cout << "  particles       " << particles.size() << " (" << particles.fluid_count
               << " fluid, " << particles.boundary_count << " boundary)\n"
               << "  dp              " << c.dp << " m\n"
               << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"

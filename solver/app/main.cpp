@@ -2,6 +2,7 @@
 /// `sluice`: dispatches a command (command_line.h) and maps what it throws to an exit code.
 
 #include "app/command_line.h"
+#include "app/preflight.h"
 #include "case/case_reader.h"
 
 #include <iostream>
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
         return exit_bad_input;
     } catch (const CaseError& e) {
         std::cerr << e.what() << "\n";
+        return exit_bad_input;
+    } catch (const ResourceError& e) {
+        std::cerr << "sluice: " << e.what() << "\n";
         return exit_bad_input;
     } catch (const BackendUnavailable& e) {
         std::cerr << "sluice: " << e.what() << "\n";

@@ -3,6 +3,7 @@
 #include "app/command_line.h"
 
 #include "app/cli_progress.h"
+#include "app/preflight.h"
 #include "io/async_output.h"
 #include "io/output.h"
 #include "io/summary.h"
@@ -29,6 +30,7 @@ extern "C" void on_interrupt(int) {
 int run_command(const Options& o) {
     const Case c = load_case(o);
     const auto wall_start = std::chrono::steady_clock::now();
+    require_fits(preflight(c, o.backend), o.backend);
     auto sim = make_simulation(c, o.backend);
 
     RunSummary summary;

@@ -231,6 +231,41 @@ void set_hydrostatic_density(const Case& c, ParticleSet& s) {
 
 } // namespace
 
+ParticleCountEstimate estimate_particle_count(const Case& c) {
+    // Points of axis_lattice(lo, hi, dp), without building it.
+    auto axis_count = [&](double lo, double hi) {
+        return std::max(0.0, std::ceil((hi - lo) / c.dp - 0.5 - 1e-6));
+    };
+    auto region_count = [&](const Box& box, const Shape& shape) {
+        if (!std::holds_alternative<BoxShape>(shape))
+            return shape_volume(shape, box.min, box.max, c.dimension) / std::pow(c.dp, c.dimension);
+        double n = 1.0;
+        for (int k : used_axes(c.dimension))
+            n *= axis_count(box.min[k], box.max[k]);
+        return n;
+    };
+    ParticleCountEstimate e;
+    for (const FluidRegion& f : c.fluids)
+        e.fluid += region_count(f.box, f.shape);
+    for (const Obstacle& o : c.obstacles)
+        e.boundary += region_count(o.box, o.shape);
+    if (c.tank) {
+        // fill_tank: the product of the walled axes less the interior's.
+        const unsigned faces[3][2] = {
+            {face_left, face_right}, {face_front, face_back}, {face_bottom, face_top}};
+        double all = 1.0, interior = 1.0;
+        for (int k : used_axes(c.dimension)) {
+            const double inside = axis_count(c.tank->box.min[k], c.tank->box.max[k]);
+            const int walls =
+                ((c.tank->faces & faces[k][0]) ? 1 : 0) + ((c.tank->faces & faces[k][1]) ? 1 : 0);
+            interior *= inside;
+            all *= inside + walls * c.tank->layers;
+        }
+        e.boundary += all - interior;
+    }
+    return e;
+}
+
 ParticleSet generate_particles(const Case& c) {
     ParticleSet s;
     s.dimension = c.dimension;

@@ -30,6 +30,18 @@ struct ParticleSet {
     std::size_t size() const { return position.size(); }
 };
 
+/// Particle counts of a case worked out from its geometry without generating a particle, for
+/// the pre-flight check (a case too large for memory is refused at once). Boxes and tank walls
+/// are counted exactly; overlapping boxes are counted twice (an upper bound); other shapes as
+/// volume / dp^D (within the lattice error, shapes.h); an obstacle shell as its solid (an upper
+/// bound).
+struct ParticleCountEstimate {
+    double fluid = 0.0;
+    double boundary = 0.0;
+    double total() const { return fluid + boundary; }
+};
+ParticleCountEstimate estimate_particle_count(const Case& c);
+
 /// Generates the particles of a case (which the reader has validated).
 ///
 /// Lattice: a fluid region or obstacle is filled at box.min + (i + ½)·dp on every axis (box: the

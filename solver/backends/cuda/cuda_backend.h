@@ -51,6 +51,16 @@ struct CudaMemoryInfo {
 };
 CudaMemoryInfo cuda_memory_info();
 
+/// Device memory a CUDA simulation of a case will hold (arrays, neighbour builder, snapshot
+/// staging), estimated before it exists for the pre-flight check. Within a few per cent of
+/// GpuSimulation::device_bytes() after the first snapshot (tests/solver/backends).
+struct CudaMemoryEstimate {
+    double bytes_per_particle = 0.0;
+    double grid_bytes = 0.0;   ///< PBM, bin counters, CUB's scan storage
+    double device_bytes = 0.0; ///< bytes_per_particle × particles + grid_bytes
+};
+CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double bins);
+
 /// How the interaction kernel visits neighbours (both run the same per-pair physics, so results
 /// agree to rounding; only speed differs). H100, dambreak3d_1m.xml (10^6 particles, h = 1.3 dp),
 /// counting-sort/strips/0.5: direct 1.79 ms per step, queued 2.70 (solver/BENCHMARK.md).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -99,8 +100,8 @@ TEST_F(Cli, HelpAndVersion) {
     // Each command lists its own options with units and defaults.
     const Result run = sluice("run --help");
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    for (const char* part : {"CASE.xml", "--neighbours C/Q/W", "--end-time", "in s", "--dp",
-                             "--backend", "--out"})
+    for (const char* part :
+         {"CASE.xml", "--neighbours C/Q/W", "--end-time", "in s", "--dp", "--backend", "--out"})
         EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
     const Result bench = sluice("bench --help");
     EXPECT_EQ(bench.exit_code, 0) << bench.output;
@@ -199,6 +200,38 @@ TEST_F(Cli, BenchComparesModulesOnTheSameCase) {
     EXPECT_TRUE(contains(csv, "radix-sort/moore/0.5")) << csv;
     EXPECT_EQ(sluice("bench small.xml --modules counting-sort/spiral/1", dir_).exit_code, 2);
     EXPECT_EQ(sluice("bench small.xml --steps 2.5", dir_).exit_code, 2);
+}
+
+TEST_F(Cli, CaseTooLargeForTheMachineIsRefusedAtOnce) {
+    // 10^9 particles: about 350 GB of host memory. Refused from the geometry alone, before a
+    // particle is generated (it used to work for 29 s and die with std::bad_alloc, exit 1).
+    write("huge.xml", R"(<sluice name="huge" dimension="3">
+  <geometry dp="0.001">
+    <fluid min="0 0 0" max="1 1 1"/>
+  </geometry>
+  <run output="huge_out"/>
+</sluice>
+)");
+    for (const char* command : {"check", "run", "bench"}) {
+        const auto start = std::chrono::steady_clock::now();
+        const Result r = sluice(std::string(command) + " huge.xml --backend cpu", dir_);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+        EXPECT_LT(seconds, 1.0) << command;
+        for (const char* part : {"does not fit", "1000000000 particles", "GiB of host memory",
+                                 "are available", "larger dp"})
+            EXPECT_TRUE(contains(r.output, part)) << command << ": " << part << "\n" << r.output;
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "huge_out")) << "a refused run must not write anything";
+    // 8·10^9 particles: more than 32-bit ids can number.
+    write("huger.xml", R"(<sluice name="huger" dimension="3">
+  <geometry dp="0.0005"><fluid min="0 0 0" max="1 1 1"/></geometry>
+</sluice>
+)");
+    const Result r = sluice("check huger.xml --backend cpu", dir_);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "32-bit particle ids")) << r.output;
 }
 
 TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {

@@ -13,6 +13,7 @@
 // above rounding and far below any modelling error.
 
 #include "backends/backend_checks.h"
+#include "backends/backend_common.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
 #include "case/particles.h"
@@ -256,6 +257,36 @@ TEST(CudaBackend, StepsDoNotAllocate) {
         const std::uint64_t n = sim->counts().fluid + sim->counts().boundary;
         std::printf("%dD: %llu particles, %.0f device bytes per particle\n", c.dimension,
                     static_cast<unsigned long long>(n), double(bytes) / double(n));
+    }
+}
+
+TEST(CudaBackend, PreflightEstimateMatchesWhatASimulationHolds) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    // The pre-flight check refuses a case by estimate_cuda_memory before anything exists; it
+    // must be close to what the simulation really holds once it has taken a snapshot.
+    Case radix = dambreak_3d(0.025);
+    radix.neighbours.construction = Construction::radix_sort;
+    Case verlet = test::dambreak_case(0.04);
+    verlet.physics.integrator = IntegratorKind::verlet;
+    for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025), radix, verlet}) {
+        auto sim = make_cuda_simulation(c);
+        sim->step();
+        sim->begin_snapshot().get();
+        const ParticleCountEstimate n = estimate_particle_count(c);
+        const double bins = static_cast<double>(
+            c.dimension == 2
+                ? make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max),
+                               static_cast<float>(sim->constants().support), c.neighbours.bin_width)
+                      .bin_count()
+                : make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max),
+                               static_cast<float>(sim->constants().support), c.neighbours.bin_width)
+                      .bin_count());
+        const CudaMemoryEstimate estimate = estimate_cuda_memory(c, n.total(), bins);
+        const double held = static_cast<double>(sim->device_bytes());
+        std::printf("%dD %s %s: estimate %.0f B, held %.0f B (%.1f %%)\n", c.dimension,
+                    c.neighbours.name().c_str(), to_string(c.physics.integrator),
+                    estimate.device_bytes, held, 100.0 * (estimate.device_bytes / held - 1.0));
+        EXPECT_NEAR(estimate.device_bytes / held, 1.0, 0.15);
     }
 }
 

@@ -1,6 +1,7 @@
 // Particle generation: exact counts, lattice positions, no fluid/wall overlap, hydrostatic
 // initial density.
 
+#include "case/case_reader.h"
 #include "case/particles.h"
 #include "support/cases.h"
 
@@ -133,3 +134,22 @@ TEST(Particles, InitialDensityIsHydrostatic) {
 }
 
 } // namespace
+
+namespace sluice {
+namespace {
+
+TEST(Particles, PreflightCountIsExactForTheShippedCases) {
+    // estimate_particle_count works from the geometry alone; for boxes and tanks (every shipped
+    // case) it must equal what generation produces.
+    for (const char* name : {"dambreak2d", "still_water2d", "dambreak3d", "dambreak3d_1m"}) {
+        SCOPED_TRACE(name);
+        const Case c = read_case(std::string(SLUICE_CASES_DIR) + "/" + name + ".xml");
+        const ParticleCountEstimate e = estimate_particle_count(c);
+        const ParticleSet p = generate_particles(c);
+        EXPECT_EQ(e.fluid, static_cast<double>(p.fluid_count));
+        EXPECT_EQ(e.boundary, static_cast<double>(p.boundary_count));
+    }
+}
+
+} // namespace
+} // namespace sluice

@@ -1,0 +1,44 @@
+// estimate_cuda_memory (cuda_backend.h): plain arithmetic over what CudaSimulation, its
+// CudaNeighbourBuilder and its snapshot slots allocate (cuda_simulation.cu, cuda_builder.cu,
+// snapshot_pool.cuh), so a pre-flight check can run before any of it exists, in any build.
+
+#include "backends/cuda/cuda_backend.h"
+
+#include "neighbours/vec.h"
+
+#include <cmath>
+
+namespace sluice {
+
+namespace {
+
+template <int D>
+double device_bytes_per_particle(const Case& c) {
+    constexpr double vec = sizeof(Vec<D>), float4 = 4 * sizeof(float), word = 4;
+    const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
+    const bool radix = c.neighbours.construction == Construction::radix_sort;
+    // State: position, motion and id (double-buffered), derivatives; the integrator's previous
+    // state (symplectic: position, velocity, density; Verlet: velocity, density, twice).
+    double bytes = vec + 2 * float4 + 2 * word + float4;
+    bytes += symplectic ? vec + vec + word : 2 * (vec + word);
+    // Builder: sorted positions, permutation, keys; radix sort: sorted keys, indices, and CUB's
+    // temporary storage (about the key and value arrays again).
+    bytes += vec + 2 * word + (radix ? 4 * word : 0);
+    // Two snapshot slots: staging copies of position, motion and id.
+    bytes += 2 * (vec + float4 + word);
+    return bytes;
+}
+
+} // namespace
+
+CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double bins) {
+    CudaMemoryEstimate m;
+    m.bytes_per_particle =
+        c.dimension == 2 ? device_bytes_per_particle<2>(c) : device_bytes_per_particle<3>(c);
+    const bool radix = c.neighbours.construction == Construction::radix_sort;
+    m.grid_bytes = (bins + 2) * (radix ? 4.0 : 8.0) + (1 << 20); // PBM (+ counts), CUB scan temp
+    m.device_bytes = m.bytes_per_particle * particles + m.grid_bytes;
+    return m;
+}
+
+} // namespace sluice
