@@ -37,8 +37,9 @@ std::string ProgressReporter::format(double time, double end_time, std::uint64_t
 
 void ProgressReporter::print(double time, std::uint64_t steps, Clock::time_point now) {
     const double wall = std::chrono::duration<double>(now - start_).count();
-    const double rate = wall > 0.0 ? static_cast<double>(steps) / wall : 0.0;
-    const double eta = time > 0.0 ? wall * (end_time_ - time) / time : INFINITY;
+    const double rate = wall > 0.0 ? static_cast<double>(steps - start_steps_) / wall : 0.0;
+    const double done = time - start_time_;
+    const double eta = done > 0.0 ? wall * (end_time_ - time) / done : INFINITY;
     const std::string text = format(time, end_time_, steps, rate, eta);
     if (live_) {
         out_ << "\r\033[K" << text << std::flush;
@@ -47,6 +48,12 @@ void ProgressReporter::print(double time, std::uint64_t steps, Clock::time_point
         out_ << "sluice: " << text << "\n" << std::flush;
     }
     last_print_ = now;
+}
+
+void ProgressReporter::start_from(double time, std::uint64_t steps) {
+    start_time_ = time;
+    start_steps_ = steps;
+    last_decile_ = static_cast<int>(std::floor(10.0 * time / end_time_));
 }
 
 void ProgressReporter::update(double time, std::uint64_t steps) {

@@ -20,6 +20,8 @@ public:
     /// Call after every step; prints at most a few times per second (live) or every 10 % of the
     /// simulated time and at least every 30 s of wall time (plain).
     void update(double time, std::uint64_t steps);
+    /// A restarted run: rates and the ETA count from this time and step, not from zero.
+    void start_from(double time, std::uint64_t steps);
     /// Prints a message on its own line without garbling the live line.
     void log_line(const std::string& message);
     /// Ends the live line (prints a newline if one is showing). Idempotent.
@@ -39,6 +41,8 @@ private:
     bool line_showing_ = false;
     Clock::time_point start_;
     Clock::time_point last_print_;
+    double start_time_ = 0.0;
+    std::uint64_t start_steps_ = 0;
     int last_decile_ = 0;
 };
 

@@ -126,6 +126,18 @@ Options parse_options(int argc, char** argv) {
         "run", "simulate a case: write the .vtp/.pvd series and summary.json to the output folder");
     add_case(run);
     add_case_overrides(run);
+    double checkpoint_interval = 0.0;
+    std::string restart_dir;
+    run->add_option("--checkpoint-interval", checkpoint_interval,
+                    "simulated time in s between checkpoints (restart files, the last two "
+                    "kept; overrides <run checkpointInterval>); with checkpoints on, a failing run "
+                    "also leaves one at its last output time")
+        ->check(positive_number)
+        ->type_name("T");
+    run->add_option("--restart", restart_dir,
+                    "continue the run whose output is in DIR from its newest checkpoint, "
+                    "appending to its series (Ctrl-C always leaves a checkpoint)")
+        ->type_name("DIR");
 
     CLI::App* check = app.add_subcommand(
         "check", "validate a case and print particle counts, h, c0, initial dt, the neighbour "
@@ -189,6 +201,10 @@ Options parse_options(int argc, char** argv) {
         o.end_time = end_time;
     if (given("--dp"))
         o.dp = dp;
+    if (given("--checkpoint-interval"))
+        o.checkpoint_interval = checkpoint_interval;
+    if (given("--restart"))
+        o.restart = restart_dir;
     if (given("--neighbours"))
         o.neighbours = parse_neighbour_module(neighbours_text);
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;

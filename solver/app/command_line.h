@@ -45,6 +45,8 @@ struct Options {
     std::optional<double> end_time;
     std::optional<NeighbourModule> neighbours;
     std::optional<double> dp;
+    std::optional<double> checkpoint_interval; ///< run: s of simulated time
+    std::optional<std::string> restart;        ///< run: the output folder to continue
     Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
     // bench
     int steps = 100;

@@ -4,6 +4,7 @@
 #include "app/command_line.h"
 #include "app/preflight.h"
 #include "case/case_reader.h"
+#include "io/checkpoint.h"
 
 #include <iostream>
 #include <string>
@@ -25,6 +26,9 @@ int main(int argc, char** argv) {
         return exit_bad_input;
     } catch (const CaseError& e) {
         std::cerr << e.what() << "\n";
+        return exit_bad_input;
+    } catch (const CheckpointError& e) {
+        std::cerr << "sluice: " << e.what() << "\n";
         return exit_bad_input;
     } catch (const ResourceError& e) {
         std::cerr << "sluice: " << e.what() << "\n";

@@ -5,16 +5,21 @@
 #include "app/cli_progress.h"
 #include "app/preflight.h"
 #include "io/async_output.h"
+#include "io/checkpoint.h"
 #include "io/output.h"
 #include "io/summary.h"
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace sluice {
 
@@ -25,13 +30,62 @@ extern "C" void on_interrupt(int) {
     interrupted = true;
 }
 
+/// What a restart continues from: the checkpoint, and the messages about newer ones skipped.
+struct Restart {
+    Checkpoint checkpoint;
+    std::filesystem::path directory;
+};
+
+/// Reads the newest usable checkpoint of case c in `directory` and checks that it belongs to
+/// this case as configured now (same dp, integrator, dimension) and that time remains.
+Restart load_restart(const Case& c, const std::string& directory) {
+    std::vector<std::string> warnings;
+    Restart r{read_latest_checkpoint(directory, c.name, warnings), directory};
+    for (const std::string& w : warnings)
+        std::cerr << "sluice: warning: " << w << "\n";
+    const Checkpoint& k = r.checkpoint;
+    if (std::abs(k.dp - c.dp) > 1e-12 * c.dp)
+        throw UsageError("--restart: the checkpoint was written with dp = " + std::to_string(k.dp) +
+                             " m, the case now has dp = " + std::to_string(c.dp) +
+                             " m; a restart continues the same particles",
+                         "run");
+    if (k.integrator != to_string(c.physics.integrator))
+        throw UsageError("--restart: the checkpoint was written by the " + k.integrator +
+                             " integrator, the case now uses " + to_string(c.physics.integrator),
+                         "run");
+    if (k.state.dimension != c.dimension)
+        throw UsageError("--restart: the checkpoint is of a " + std::to_string(k.state.dimension) +
+                             "D case",
+                         "run");
+    if (k.state.time >= c.run.end_time - 1e-12 * c.run.end_time) {
+        std::ostringstream msg;
+        msg << "--restart: the checkpoint is at t = " << k.state.time
+            << " s, already at the end time " << c.run.end_time
+            << " s; give a later --end-time to continue";
+        throw UsageError(msg.str(), "run");
+    }
+    return r;
+}
+
 } // namespace
 
 int run_command(const Options& o) {
-    const Case c = load_case(o);
+    Case c = load_case(o);
+    if (o.restart) {
+        if (o.out && *o.out != *o.restart)
+            throw UsageError("--restart DIR continues the run in DIR; give no other --out", "run");
+        c.run.output_dir = *o.restart;
+    }
+    if (o.checkpoint_interval)
+        c.run.checkpoint_interval = *o.checkpoint_interval;
     const auto wall_start = std::chrono::steady_clock::now();
-    require_fits(preflight(c, o.backend), o.backend);
-    auto sim = make_simulation(c, o.backend);
+    std::optional<Restart> restart;
+    if (o.restart)
+        restart = load_restart(c, *o.restart);
+    else
+        require_fits(preflight(c, o.backend), o.backend);
+    auto sim = restart ? make_simulation(c, o.backend, restart->checkpoint.state)
+                       : make_simulation(c, o.backend);
 
     RunSummary summary;
     summary.case_name = c.name;
@@ -44,24 +98,77 @@ int run_command(const Options& o) {
     summary.smoothing_length = sim->constants().h;
     summary.speed_of_sound = sim->constants().speed_of_sound;
 
-    SnapshotSeriesWriter writer(c.run.output_dir, c.name);
-    const std::filesystem::path summary_path =
-        std::filesystem::path(c.run.output_dir) / "summary.json";
+    const std::filesystem::path output_dir = c.run.output_dir;
+    // Output times are k·interval; a snapshot is written at the first step that reaches one.
+    std::uint64_t next_output = 1;
+    std::vector<double> output_times; ///< of every snapshot submitted, in order
+    const std::optional<double> checkpoint_interval = c.run.checkpoint_interval;
+    double next_checkpoint_time = checkpoint_interval ? *checkpoint_interval : 0.0;
+    std::unique_ptr<SnapshotSeriesWriter> series;
+    if (restart) {
+        const Checkpoint& k = restart->checkpoint;
+        series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times);
+        next_output = k.next_output;
+        output_times = k.output_times;
+        if (checkpoint_interval)
+            next_checkpoint_time =
+                k.state.time < k.next_checkpoint_time
+                    ? k.next_checkpoint_time
+                    : (std::floor(k.state.time / *checkpoint_interval) + 1) * *checkpoint_interval;
+        summary.restart_file = k.source.string();
+        summary.restart_time = k.state.time;
+        summary.restart_step = k.state.steps;
+    } else {
+        series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name);
+    }
+    SnapshotSeriesWriter& writer = *series;
+    const std::filesystem::path summary_path = output_dir / "summary.json";
     std::cout << "sluice: " << c.name << " (" << c.dimension << "D), " << summary.initial.fluid
               << " fluid + " << summary.initial.boundary << " boundary particles, "
-              << summary.neighbour_module << " on " << summary.backend
-              << ", to t = " << c.run.end_time << " s\n";
+              << summary.neighbour_module << " on " << summary.backend;
+    if (restart)
+        std::cout << ", restarting at t = " << sim->time() << " s (step " << sim->steps() << ")";
+    std::cout << ", to t = " << c.run.end_time << " s\n";
 
     // Output off the critical path: the backend starts a copy (on the GPU: to pinned memory on a
     // side stream), a writer thread finishes and writes it while the simulation steps on.
     // "output" in the summary is the time the stepping thread spends starting snapshots.
     BackgroundSnapshotWriter output([&writer](const Snapshot& s) { writer.write(s); });
-    double output_seconds = 0.0;
-    double last_written_time = -1.0;
+    double output_seconds = 0.0, checkpoint_seconds = 0.0;
+    double last_written_time = output_times.empty() ? -1.0 : output_times.back();
+    ProgressReporter progress(c.run.end_time);
+    progress.start_from(sim->time(), sim->steps());
+    // With checkpoints on, the state at the last output time is kept in memory so that a run
+    // that fails can still leave a checkpoint to continue from (e.g. with a smaller cfl).
+    std::optional<Checkpoint> last_good;
+    auto make_checkpoint = [&](SimulationState state) {
+        Checkpoint k;
+        k.case_name = c.name;
+        k.dp = c.dp;
+        k.integrator = to_string(c.physics.integrator);
+        k.state = std::move(state);
+        k.next_output = next_output;
+        k.output_times = output_times;
+        k.next_checkpoint_time = next_checkpoint_time;
+        return k;
+    };
+    auto store_checkpoint = [&](const Checkpoint& k, const char* why) {
+        const auto t0 = std::chrono::steady_clock::now();
+        output.flush(); // every snapshot the checkpoint lists is on disk before it is
+        const std::filesystem::path path = write_checkpoint(output_dir, k);
+        ++summary.checkpoints;
+        checkpoint_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::ostringstream line;
+        line << "checkpoint (" << why << ") at t = " << k.state.time << " s, step " << k.state.steps
+             << ": " << path.string();
+        progress.log_line(line.str());
+    };
     auto write_snapshot = [&] {
         const auto t0 = std::chrono::steady_clock::now();
         output.submit(sim->begin_snapshot());
         last_written_time = sim->time();
+        output_times.push_back(sim->time());
         output_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
@@ -74,6 +181,7 @@ int run_command(const Options& o) {
         summary.simulated_time = sim->time();
         summary.stages = sim->stage_times();
         summary.stages.emplace_back("output", output_seconds);
+        summary.stages.emplace_back("checkpoints", checkpoint_seconds);
         summary.snapshots = writer.count();
         summary.wall_time =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -82,11 +190,9 @@ int run_command(const Options& o) {
 
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
-    write_snapshot();
-    ProgressReporter progress(c.run.end_time);
+    if (!restart)
+        write_snapshot();
     std::uint64_t excluded_count = summary.initial.excluded;
-    // Output times are k·interval; a snapshot is written at the first step that reaches one.
-    std::uint64_t next_output = 1;
     // A tolerance of a millionth of the interval keeps rounding from skipping an output time.
     const double slack = 1e-6 * c.run.output_interval;
     while (sim->time() < c.run.end_time - 1e-12 * c.run.end_time) {
@@ -99,6 +205,11 @@ int run_command(const Options& o) {
             const std::filesystem::path failed = writer.write_failure(sim->snapshot());
             std::cerr << "sluice: failing state written to " << failed.string()
                       << "; the last good output is kept in " << c.run.output_dir << "\n";
+            if (last_good) {
+                store_checkpoint(*last_good, "last output before the failure");
+                std::cerr << "sluice: continue from t = " << last_good->state.time
+                          << " s with --restart " << output_dir.string() << "\n";
+            }
             finish_summary("failed", failure.what());
             return exit_simulation_failure;
         }
@@ -114,13 +225,23 @@ int run_command(const Options& o) {
             write_snapshot();
             while (sim->time() + slack >= next_output * c.run.output_interval)
                 ++next_output;
+            if (checkpoint_interval)
+                last_good = make_checkpoint(sim->save_state());
+        }
+        if (checkpoint_interval &&
+            sim->time() + 1e-6 * *checkpoint_interval >= next_checkpoint_time) {
+            while (sim->time() + 1e-6 * *checkpoint_interval >= next_checkpoint_time)
+                next_checkpoint_time += *checkpoint_interval;
+            store_checkpoint(make_checkpoint(sim->save_state()), "interval");
         }
         progress.update(sim->time(), sim->steps());
         if (interrupted) {
             progress.finish();
             std::cerr << "sluice: interrupted at t = " << sim->time()
-                      << " s; writing a last snapshot\n";
+                      << " s; writing a last snapshot and a checkpoint\n";
             write_snapshot();
+            store_checkpoint(make_checkpoint(sim->save_state()), "interrupted");
+            std::cerr << "sluice: continue with --restart " << output_dir.string() << "\n";
             finish_summary("interrupted", "interrupted by signal");
             return exit_interrupted;
         }
@@ -128,13 +249,13 @@ int run_command(const Options& o) {
     progress.finish();
     if (last_written_time < sim->time())
         write_snapshot();
+    if (checkpoint_interval) // so that the run can be continued to a later end time
+        store_checkpoint(make_checkpoint(sim->save_state()), "end of run");
     finish_summary("completed", ""); // flushes the writer first
     std::cout << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
               << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
               << summary.final_counts.excluded << " particle(s) excluded\n"
-              << "sluice: open "
-              << (std::filesystem::path(c.run.output_dir) / (c.name + ".pvd")).string()
-              << " in ParaView\n";
+              << "sluice: open " << (output_dir / (c.name + ".pvd")).string() << " in ParaView\n";
     return exit_ok;
 }
 

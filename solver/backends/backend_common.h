@@ -6,6 +6,8 @@
 
 #include "backends/simulation.h"
 #include "case/case_model.h"
+#include "case/particles.h"
+#include "io/checkpoint.h"
 #include "io/snapshot.h"
 #include "neighbours/vec.h"
 #include "physics/kernels.h"
@@ -44,6 +46,30 @@ std::array<float, 3> to_array3(const Vec<D>& v) {
     else
         return {v[0], v[1], v[2]};
 }
+
+/// (x, y, z) as a solver vector: the inverse of to_array3 (2D: y is dropped).
+template <int D>
+Vec<D> from_array3(const std::array<float, 3>& a) {
+    Vec<D> v{};
+    v[0] = a[0];
+    if constexpr (D == 2) {
+        v[1] = a[2];
+    } else {
+        v[1] = a[1];
+        v[2] = a[2];
+    }
+    return v;
+}
+
+/// The state at t = 0 of generated particles: in id order, velocities from the case, no step
+/// n−1 (a backend takes the state itself for it), nothing excluded. Values are rounded to float
+/// exactly as the backends always did (to_vec).
+SimulationState initial_state(const ParticleSet& particles);
+
+/// Checks that `state` can be the state of case `c` (dimension, sizes, ids a permutation,
+/// integrator's arrays) and returns its derived constants (from its fluid height).
+/// \throws std::invalid_argument saying what does not match.
+DerivedConstants restored_constants(const Case& c, const SimulationState& state);
 
 /// "(x, y, z)" for messages.
 template <int D>
@@ -117,6 +143,22 @@ public:
         }
         std::sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
                   [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
+    }
+
+    /// Marks particles as already reported (a restored run's earlier exclusions).
+    void mark_reported(const std::vector<std::uint32_t>& ids) {
+        for (const std::uint32_t id : ids)
+            if (id < recorded_.size())
+                recorded_[id] = true;
+    }
+
+    /// Every particle reported so far, ascending.
+    std::vector<std::uint32_t> reported() const {
+        std::vector<std::uint32_t> out;
+        for (std::size_t id = 0; id < recorded_.size(); ++id)
+            if (recorded_[id])
+                out.push_back(static_cast<std::uint32_t>(id));
+        return out;
     }
 
     /// The exclusions recorded since the last call, by step and then id.

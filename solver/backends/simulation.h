@@ -6,6 +6,7 @@
 
 #include "case/case_model.h"
 #include "case/constants.h"
+#include "io/checkpoint.h"
 #include "io/snapshot.h"
 
 #include <array>
@@ -70,6 +71,11 @@ public:
     /// before it begins another (BackgroundSnapshotWriter does this for you).
     virtual std::future<Snapshot> begin_snapshot();
     virtual StageTimes stage_times() const = 0;
+    /// The whole state, in the backend's internal particle order, for a checkpoint: a
+    /// simulation made from it (make_simulation with a state) continues exactly as this one
+    /// would on the CPU backend, and within rounding on the CUDA backend (whose atomic
+    /// construction orders a bin's particles arbitrarily). Synchronous; copies from the device.
+    virtual SimulationState save_state() const = 0;
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
 
@@ -82,5 +88,11 @@ public:
 /// \throws BackendUnavailable when the backend is unavailable (cuda without a GPU or without
 ///         CUDA support in this build), with a message saying so.
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend);
+
+/// Continues a saved state (a checkpoint's) of case c on the chosen backend.
+/// \throws std::invalid_argument when the state does not fit the case (restored_constants),
+///         BackendUnavailable as above.
+std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+                                            const SimulationState& state);
 
 } // namespace sluice

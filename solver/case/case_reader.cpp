@@ -290,6 +290,7 @@ void read_neighbours(const Element& e, NeighbourModule& m) {
 void read_run(const Element& e, RunControl& run, const std::string& case_name) {
     run.end_time = e.number("endTime", greater_than(0)).value_or(run.end_time);
     run.output_interval = e.number("outputInterval", greater_than(0)).value_or(run.output_interval);
+    run.checkpoint_interval = e.number("checkpointInterval", greater_than(0));
     run.output_dir = e.text("output").value_or("out/" + case_name);
     if (trim(run.output_dir).empty())
         e.fail_attribute("output",
@@ -351,7 +352,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
 
     c.run.output_dir = "out/" + c.name;
     if (const XMLElement* x = s.single("run"))
-        read_run(Element(r, *x, {"endTime", "outputInterval", "output"}), c.run, c.name);
+        read_run(Element(r, *x, {"endTime", "outputInterval", "output", "checkpointInterval"}),
+                 c.run, c.name);
     return c;
 }
 

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -116,8 +117,30 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s) {
 
 /// Names a previous run of case `name` leaves in its directory (see the constructor's
 /// contract): `<name>.pvd`, `<name>_<digits>.vtp`, `<name>_failed.vtp`, summary.json.
+/// The index NNNN of a series file `<name>_NNNN.vtp`, or nothing.
+std::optional<std::size_t> series_index(const std::string& file, const std::string& name) {
+    const std::string prefix = name + "_", suffix = ".vtp";
+    if (file.size() <= prefix.size() + suffix.size() ||
+        file.compare(0, prefix.size(), prefix) != 0 ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return std::nullopt;
+    const std::string digits =
+        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 15 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(digits));
+}
+
+bool is_checkpoint_file(const std::string& file, const std::string& name) {
+    const std::string prefix = name + "_checkpoint_", suffix = ".chk";
+    return file.size() > prefix.size() + suffix.size() &&
+           file.compare(0, prefix.size(), prefix) == 0 &&
+           file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 bool is_run_file(const std::string& file, const std::string& name) {
-    if (file == name + ".pvd" || file == "summary.json")
+    if (file == name + ".pvd" || file == "summary.json" || is_checkpoint_file(file, name))
         return true;
     const std::string prefix = name + "_", suffix = ".vtp";
     if (file.size() <= prefix.size() + suffix.size() ||
@@ -184,6 +207,43 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
     for (const fs::path& p : stale)
         if (!fs::remove(p, ec) && ec)
             fail_output("remove stale output file", p, ec.message());
+}
+
+SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_name,
+                                           const std::vector<double>& resume_times)
+    : directory_(std::move(directory)), name_(std::move(case_name)) {
+    if (name_.empty() || name_.find('/') != std::string::npos || name_ == "." || name_ == "..")
+        throw std::invalid_argument("output: invalid case name '" + name_ +
+                                    "' (must be a plain file name)");
+    for (std::size_t k = 0; k < resume_times.size(); ++k) {
+        char index[32];
+        std::snprintf(index, sizeof index, "_%04zu.vtp", k);
+        const fs::path path = directory_ / (name_ + index);
+        if (!fs::exists(path))
+            fail_output("resume the series in", directory_,
+                        "its snapshot " + path.filename().string() + " is missing");
+        files_.push_back(path);
+        times_.push_back(resume_times[k]);
+    }
+    // What the interrupted run wrote after its checkpoint is written again: remove it, and the
+    // temporaries of writes it did not finish.
+    std::error_code ec;
+    std::vector<fs::path> later;
+    for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        const auto index = series_index(file, name_);
+        const bool temporary = file.size() > 5 && file[0] == '.' &&
+                               file.compare(file.size() - 4, 4, ".tmp") == 0 &&
+                               is_stale(file, name_);
+        if ((index && *index >= resume_times.size()) || file == name_ + "_failed.vtp" || temporary)
+            later.push_back(it->path());
+    }
+    if (ec)
+        fail_output("list output directory", directory_, ec.message());
+    for (const fs::path& p : later)
+        if (!fs::remove(p, ec) && ec)
+            fail_output("remove output file written after the checkpoint", p, ec.message());
+    write_pvd();
 }
 
 fs::path SnapshotSeriesWriter::pvd_path() const {

@@ -38,11 +38,20 @@ class SnapshotSeriesWriter {
 public:
     /// Creates `directory` (with parents) and removes what a previous run of this case left
     /// there, so a re-run never mixes two series: `<name>.pvd`, `<name>_<digits>.vtp`,
-    /// `<name>_failed.vtp`, `summary.json`, and their leftover temporaries. Other files
+    /// `<name>_failed.vtp`, `summary.json`, its checkpoints `<name>_checkpoint_<digits>.chk`,
+    /// and their leftover temporaries. Other files
     /// (including other cases' series, e.g. `<name>_other_0000.vtp`) are kept.
     /// \throws std::invalid_argument when `case_name` is empty or contains '/'.
     /// \throws std::runtime_error naming the directory when it cannot be created or cleaned.
     SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name);
+
+    /// Continues the series of a restarted run: its first resume_times.size() snapshots (which
+    /// must exist) stay, with these times; later-numbered snapshots, a failure snapshot and
+    /// leftover temporaries (written by the interrupted run after its checkpoint) are removed,
+    /// and the .pvd is rewritten to list the kept ones. Checkpoints are kept.
+    /// \throws std::runtime_error naming the directory when a kept snapshot is missing.
+    SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name,
+                         const std::vector<double>& resume_times);
 
     /// Writes the next `<name>_NNNN.vtp`, then rewrites `<name>.pvd` to list every snapshot so
     /// far (timestep = snapshot.time, file relative to the directory). After it returns the
@@ -60,6 +69,8 @@ public:
     std::filesystem::path pvd_path() const;
     /// Number of series snapshots written (the failure snapshot is not counted).
     std::size_t count() const { return files_.size(); }
+    /// The times of the series snapshots so far (s), in order.
+    const std::vector<double>& times() const { return times_; }
     /// The series .vtp files written so far, in order (the failure snapshot is not included).
     const std::vector<std::filesystem::path>& files() const { return files_; }
 

@@ -43,7 +43,12 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
         {"snapshots", s.snapshots},
         {"h_m", number(s.smoothing_length)},
         {"c0_m_per_s", number(s.speed_of_sound)},
-        {"dp_m", number(s.dp)}};
+        {"dp_m", number(s.dp)},
+        {"checkpoints", s.checkpoints},
+        {"restart", s.restart_file.empty() ? Json(nullptr)
+                                           : Json{{"file", s.restart_file},
+                                                  {"time_s", number(s.restart_time)},
+                                                  {"step", s.restart_step}}}};
     // Bytes that are not UTF-8 (a case file name, say) are replaced rather than refused.
     write_file_atomically(path, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

@@ -29,12 +29,17 @@ struct RunSummary {
     double smoothing_length = 0.0; ///< h (m)
     double speed_of_sound = 0.0;   ///< c0 (m/s)
     double dp = 0.0;               ///< m
+    std::uint64_t checkpoints = 0; ///< checkpoint files written
+    std::string restart_file;      ///< the checkpoint a restarted run continued from, else ""
+    double restart_time = 0.0;     ///< s, its time
+    std::uint64_t restart_step = 0;
 };
 
 /// Writes `summary` as JSON to `path` (atomic_file.h). Keys, in this order: case, case_file,
 /// backend, neighbour_module, status, failure, particles {initial, final: {fluid, boundary,
 /// excluded}}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name: s, …, in
-/// order}, snapshots, h_m, c0_m_per_s, dp_m. Non-finite numbers are written as null.
+/// order}, snapshots, h_m, c0_m_per_s, dp_m, checkpoints, restart (null, or {file, time_s,
+/// step} for a restarted run). Non-finite numbers are written as null.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 void write_summary_json(const std::filesystem::path& path, const RunSummary& summary);
 

@@ -72,7 +72,10 @@ void gather(std::vector<T>& a, std::vector<T>& scratch,
 template <int D>
 class CpuSimulation final : public Simulation {
 public:
-    CpuSimulation(const Case& c, const ParticleSet& particles);
+    /// From a state: the initial one (restored = false: every particle must lie in the domain)
+    /// or a checkpoint's (its excluded particles stay excluded and unreported).
+    CpuSimulation(const Case& c, const DerivedConstants& derived, const SimulationState& state,
+                  bool restored);
 
     void step() override;
     double time() const override { return time_; }
@@ -84,6 +87,7 @@ public:
     const DerivedConstants& constants() const override { return derived_; }
     std::string backend_name() const override { return "cpu"; }
     std::vector<Exclusion> take_exclusions() override;
+    SimulationState save_state() const override;
 
 private:
     enum Stage { construction, reorder, interaction, integration, checks, stage_count };
@@ -131,6 +135,7 @@ private:
     std::vector<ParticleType> scratch_type_;
     std::vector<std::uint32_t> scratch_id_;
 
+    double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
     ExclusionLog exclusions_;
@@ -138,8 +143,9 @@ private:
 };
 
 template <int D>
-CpuSimulation<D>::CpuSimulation(const Case& c, const ParticleSet& particles)
-    : derived_(particles.constants), fluid_(make_fluid_constants(c, derived_)),
+CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
+                                const SimulationState& state, bool restored)
+    : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
       integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
       cfl_(c.constants.cfl),
@@ -148,36 +154,75 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const ParticleSet& particles)
       grid_(make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
                          static_cast<float>(derived_.support), c.neighbours.bin_width)),
       builder_(c.neighbours.construction),
-      boundary_count_(static_cast<std::uint32_t>(particles.boundary_count)) {
-    const std::size_t n = particles.size();
+      boundary_count_(static_cast<std::uint32_t>(
+          std::count(state.type.begin(), state.type.end(), ParticleType::boundary))),
+      fluid_height_(state.fluid_height), time_(state.time), dt_(state.last_dt),
+      steps_(state.steps) {
+    const std::size_t n = state.size();
     position_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        position_[i] = to_vec<D>(particles.position[i]);
     velocity_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        velocity_[i] = to_vec<D>(particles.velocity[i]);
-    density_ = particles.density;
-    type_ = particles.type;
-    id_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        id_[i] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < n; ++i) {
+        position_[i] = from_array3<D>(state.position[i]);
+        velocity_[i] = from_array3<D>(state.velocity[i]);
+    }
+    density_ = state.density;
+    type_ = state.type;
+    id_ = state.id;
     if (integrator_ == IntegratorKind::symplectic) // Verlet needs no previous position
         previous_position_ = position_;
-    previous_velocity_ = velocity_;
-    previous_density_ = density_;
+    // Verlet's step n−1: saved, or at t = 0 the initial state itself.
+    if (integrator_ == IntegratorKind::verlet && !state.previous_velocity.empty()) {
+        previous_velocity_.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            previous_velocity_[i] = from_array3<D>(state.previous_velocity[i]);
+        previous_density_ = state.previous_density;
+    } else {
+        previous_velocity_ = velocity_;
+        previous_density_ = density_;
+    }
     pressure_.resize(n);
     density_rate_.resize(n);
     acceleration_.resize(n);
     exclusions_ = ExclusionLog(n);
+    exclusions_.mark_reported(state.excluded);
 
+    // The state's order is kept by a rebuild of unchanged positions (the CPU constructions are
+    // stable), so a restored state continues in exactly the order it was saved in.
     rebuild(true);
-    if (active_ != size()) {
+    if (!restored && active_ != size()) {
         std::ostringstream msg;
         msg << size() - active_ << " particle(s) lie outside the domain at t = 0, e.g. id "
             << id_[active_] << " at " << describe(position_[active_])
             << " m; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
+}
+
+template <int D>
+SimulationState CpuSimulation<D>::save_state() const {
+    SimulationState s;
+    s.dimension = D;
+    s.time = time_;
+    s.last_dt = dt_;
+    s.steps = steps_;
+    s.fluid_height = fluid_height_;
+    s.id = id_;
+    s.type = type_;
+    s.density = density_;
+    s.position.resize(size());
+    s.velocity.resize(size());
+    for (std::uint32_t k = 0; k < size(); ++k) {
+        s.position[k] = to_array3(position_[k]);
+        s.velocity[k] = to_array3(velocity_[k]);
+    }
+    if (integrator_ == IntegratorKind::verlet) {
+        s.previous_velocity.resize(size());
+        for (std::uint32_t k = 0; k < size(); ++k)
+            s.previous_velocity[k] = to_array3(previous_velocity_[k]);
+        s.previous_density = previous_density_;
+    }
+    s.excluded = exclusions_.reported();
+    return s;
 }
 
 template <int D>
@@ -376,9 +421,17 @@ StageTimes CpuSimulation<D>::stage_times() const {
 
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
     const ParticleSet particles = generate_particles(c);
+    const SimulationState state = initial_state(particles);
     if (c.dimension == 2)
-        return std::make_unique<CpuSimulation<2>>(c, particles);
-    return std::make_unique<CpuSimulation<3>>(c, particles);
+        return std::make_unique<CpuSimulation<2>>(c, particles.constants, state, false);
+    return std::make_unique<CpuSimulation<3>>(c, particles.constants, state, false);
+}
+
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const SimulationState& state) {
+    const DerivedConstants derived = restored_constants(c, state);
+    if (c.dimension == 2)
+        return std::make_unique<CpuSimulation<2>>(c, derived, state, true);
+    return std::make_unique<CpuSimulation<3>>(c, derived, state, true);
 }
 
 } // namespace sluice

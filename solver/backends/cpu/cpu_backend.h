@@ -15,6 +15,10 @@ namespace sluice {
 ///         generate_particles does.
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c);
 
+/// Continues a saved state of case c (Simulation::save_state, a checkpoint).
+/// \throws std::invalid_argument when the state does not fit the case.
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const SimulationState& state);
+
 } // namespace sluice
 
 namespace sluice {

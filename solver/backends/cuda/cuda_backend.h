@@ -100,6 +100,11 @@ public:
 ///         generate_particles does.
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const CudaOptions& options = {});
 
+/// Continues a saved state of case c (Simulation::save_state, a checkpoint).
+/// \throws BackendUnavailable as above; std::invalid_argument when the state does not fit.
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const SimulationState& state,
+                                                    const CudaOptions& options = {});
+
 /// As above, from particles already generated for the case (benchmarks reuse one set).
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const ParticleSet& particles,
                                                     const CudaOptions& options = {});

@@ -34,6 +34,11 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const ParticleS
     unavailable();
 }
 
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const SimulationState&,
+                                                    const CudaOptions&) {
+    unavailable();
+}
+
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const CudaOptions&) {
     unavailable();
 }

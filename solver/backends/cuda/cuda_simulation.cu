@@ -22,9 +22,10 @@ namespace sluice {
 namespace gpu {
 
 template <int D>
-CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
+CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived,
+                                  const SimulationState& state, bool restored,
                                   const CudaOptions& options)
-    : derived_(particles.constants), fluid_(make_fluid_constants(c, derived_)),
+    : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
       integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
       cfl_(c.constants.cfl),
@@ -33,26 +34,32 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
       grid_(make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
                          static_cast<float>(derived_.support), c.neighbours.bin_width)),
       radius_(static_cast<float>(derived_.support)), options_(options),
-      n_(static_cast<std::uint32_t>(particles.size())),
-      boundary_count_(static_cast<std::uint32_t>(particles.boundary_count)),
-      builder_(c.neighbours.construction), binned_(n_) {
-    // The domain must hold every particle at t = 0 (the CPU backend's rule and message).
+      n_(static_cast<std::uint32_t>(state.size())),
+      boundary_count_(static_cast<std::uint32_t>(
+          std::count(state.type.begin(), state.type.end(), ParticleType::boundary))),
+      builder_(c.neighbours.construction), fluid_height_(state.fluid_height), time_(state.time),
+      dt_(state.last_dt), steps_(state.steps),
+      binned_(n_ - static_cast<std::uint32_t>(state.excluded.size())),
+      recorded_exclusions_(n_ - binned_) {
+    // Packed in the state's order; at t = 0 the domain must hold every particle (the CPU
+    // backend's rule and message); a restored state's excluded particles lie outside it.
     std::vector<Vec<D>> position(n_);
     std::vector<Float4> motion(n_);
     std::vector<Vec<D>> velocity(n_);
     std::uint32_t outside = 0, first_outside = 0;
     for (std::uint32_t i = 0; i < n_; ++i) {
-        const Vec<D> x = to_vec<D>(particles.position[i]);
+        const Vec<D> x = from_array3<D>(state.position[i]);
         if (!grid_.contains(x) && outside++ == 0)
             first_outside = i;
-        velocity[i] = to_vec<D>(particles.velocity[i]);
-        pack_particle<D>(fluid_, x, velocity[i], particles.density[i], particles.type[i],
-                         position[i], motion[i]);
+        velocity[i] = from_array3<D>(state.velocity[i]);
+        pack_particle<D>(fluid_, x, velocity[i], state.density[i], state.type[i], position[i],
+                         motion[i]);
     }
-    if (outside) {
+    if (outside && !restored) {
         std::ostringstream msg;
-        msg << outside << " particle(s) lie outside the domain at t = 0, e.g. id " << first_outside
-            << " at " << describe(to_vec<D>(particles.position[first_outside]))
+        msg << outside << " particle(s) lie outside the domain at t = 0, e.g. id "
+            << state.id[first_outside] << " at "
+            << describe(from_array3<D>(state.position[first_outside]))
             << " m; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
@@ -81,18 +88,25 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const ParticleSet& particles,
     scalars_.allocate(1, account_);
     host_scalars_.allocate(1);
 
-    std::vector<std::uint32_t> id(n_);
-    std::iota(id.begin(), id.end(), 0u);
     upload(position_.get(), position, stream_);
     upload(motion_[0].get(), motion, stream_);
-    upload(id_[0].get(), id, stream_);
-    if (!symplectic) { // Verlet's step n−1 at t = 0: the initial state
-        upload(previous_velocity_[0].get(), velocity, stream_);
-        upload(previous_density_[0].get(), particles.density, stream_);
+    upload(id_[0].get(), state.id, stream_);
+    if (!symplectic) { // Verlet's step n−1: saved, or at t = 0 the initial state itself
+        if (!state.previous_velocity.empty()) {
+            std::vector<Vec<D>> previous(n_);
+            for (std::uint32_t i = 0; i < n_; ++i)
+                previous[i] = from_array3<D>(state.previous_velocity[i]);
+            upload(previous_velocity_[0].get(), previous, stream_);
+            upload(previous_density_[0].get(), state.previous_density, stream_);
+        } else {
+            upload(previous_velocity_[0].get(), velocity, stream_);
+            upload(previous_density_[0].get(), state.density, stream_);
+        }
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     exclusions_ = ExclusionLog(n_);
+    exclusions_.mark_reported(state.excluded);
     if (trace_)
         std::fprintf(stderr, "[sluice cuda] set up\n");
 }
@@ -354,6 +368,40 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
 }
 
 template <int D>
+SimulationState CudaSimulation<D>::save_state() const {
+    const std::vector<Vec<D>> position = download(position_.get(), n_, stream_);
+    const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
+    SimulationState s;
+    s.dimension = D;
+    s.time = time_;
+    s.last_dt = dt_;
+    s.steps = steps_;
+    s.fluid_height = fluid_height_;
+    s.id = download(id_[current_].get(), n_, stream_);
+    s.type.resize(n_);
+    s.position.resize(n_);
+    s.velocity.resize(n_);
+    s.density.resize(n_);
+    for (std::uint32_t k = 0; k < n_; ++k) {
+        const ParticleState<D> p = unpack_particle(position[k], motion[k]);
+        s.type[k] = p.type;
+        s.position[k] = to_array3(p.position);
+        s.velocity[k] = to_array3(p.velocity);
+        s.density[k] = p.density;
+    }
+    if (integrator_ == IntegratorKind::verlet) {
+        const std::vector<Vec<D>> previous =
+            download(previous_velocity_[previous_current_].get(), n_, stream_);
+        s.previous_velocity.resize(n_);
+        for (std::uint32_t k = 0; k < n_; ++k)
+            s.previous_velocity[k] = to_array3(previous[k]);
+        s.previous_density = download(previous_density_[previous_current_].get(), n_, stream_);
+    }
+    s.excluded = exclusions_.reported();
+    return s;
+}
+
+template <int D>
 StageTimes CudaSimulation<D>::stage_times() const {
     return {{"construction", stage_seconds_[construction]},
             {"reorder", stage_seconds_[reorder]},
@@ -395,9 +443,20 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const ParticleSet& particles,
                                                     const CudaOptions& options) {
     require_cuda_device();
+    const SimulationState state = initial_state(particles);
     if (c.dimension == 2)
-        return std::make_unique<gpu::CudaSimulation<2>>(c, particles, options);
-    return std::make_unique<gpu::CudaSimulation<3>>(c, particles, options);
+        return std::make_unique<gpu::CudaSimulation<2>>(c, particles.constants, state, false,
+                                                        options);
+    return std::make_unique<gpu::CudaSimulation<3>>(c, particles.constants, state, false, options);
+}
+
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const SimulationState& state,
+                                                    const CudaOptions& options) {
+    require_cuda_device();
+    const DerivedConstants derived = restored_constants(c, state);
+    if (c.dimension == 2)
+        return std::make_unique<gpu::CudaSimulation<2>>(c, derived, state, true, options);
+    return std::make_unique<gpu::CudaSimulation<3>>(c, derived, state, true, options);
 }
 
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const CudaOptions& options) {

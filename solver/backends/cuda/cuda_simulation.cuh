@@ -27,7 +27,10 @@ namespace sluice::gpu {
 template <int D>
 class CudaSimulation final : public GpuSimulation {
 public:
-    CudaSimulation(const Case& c, const ParticleSet& particles, const CudaOptions& options);
+    /// From a state: the initial one (restored = false: every particle must lie in the domain)
+    /// or a checkpoint's (its excluded particles stay excluded and unreported).
+    CudaSimulation(const Case& c, const DerivedConstants& derived, const SimulationState& state,
+                   bool restored, const CudaOptions& options);
     ~CudaSimulation() override;
     CudaSimulation(const CudaSimulation&) = delete;
     CudaSimulation& operator=(const CudaSimulation&) = delete;
@@ -43,6 +46,7 @@ public:
     const DerivedConstants& constants() const override { return derived_; }
     std::string backend_name() const override { return "cuda"; }
     std::vector<Exclusion> take_exclusions() override;
+    SimulationState save_state() const override;
 
     std::size_t device_bytes() const override;
     std::uint64_t device_allocations() const override {
@@ -110,6 +114,7 @@ private:
 
     std::shared_ptr<SnapshotPool<D>> snapshots_;
 
+    double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
     std::uint32_t binned_;

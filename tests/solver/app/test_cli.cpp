@@ -5,11 +5,16 @@
 #include <tinyxml2.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <signal.h>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -234,6 +239,116 @@ TEST_F(Cli, CaseTooLargeForTheMachineIsRefusedAtOnce) {
     EXPECT_TRUE(contains(r.output, "32-bit particle ids")) << r.output;
 }
 
+std::size_t pvd_entries(const fs::path& pvd, std::vector<double>* times = nullptr) {
+    tinyxml2::XMLDocument doc;
+    if (doc.LoadFile(pvd.c_str()) != tinyxml2::XML_SUCCESS)
+        return 0;
+    std::size_t n = 0;
+    for (const auto* e = doc.FirstChildElement("VTKFile")
+                             ->FirstChildElement("Collection")
+                             ->FirstChildElement("DataSet");
+         e; e = e->NextSiblingElement("DataSet"), ++n)
+        if (times)
+            times->push_back(e->DoubleAttribute("timestep"));
+    return n;
+}
+
+TEST_F(Cli, RestartContinuesTheRunBitForBit) {
+    write("small.xml", small_case);
+    // Uninterrupted, to 0.1 s; and in two legs: to 0.05 s with checkpoints, then --restart.
+    ASSERT_EQ(sluice("run small.xml --backend cpu --end-time 0.1 --out whole", dir_).exit_code, 0);
+    const Result first = sluice(
+        "run small.xml --backend cpu --end-time 0.05 --checkpoint-interval 0.02 --out legs", dir_);
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    EXPECT_TRUE(contains(first.output, "checkpoint (interval)")) << first.output;
+    EXPECT_TRUE(contains(first.output, "checkpoint (end of run)")) << first.output;
+    const Result second = sluice(
+        "run small.xml --backend cpu --end-time 0.1 --checkpoint-interval 0.02 --restart legs",
+        dir_);
+    ASSERT_EQ(second.exit_code, 0) << second.output;
+    EXPECT_TRUE(contains(second.output, "restarting at t = 0.05")) << second.output;
+
+    // The same series: 11 snapshots, increasing times, no duplicate; the last file identical.
+    std::vector<double> times;
+    EXPECT_EQ(pvd_entries(dir_ / "legs/small.pvd", &times), 11u);
+    for (std::size_t k = 1; k < times.size(); ++k)
+        EXPECT_GT(times[k], times[k - 1]);
+    EXPECT_EQ(read_file(dir_ / "legs/small_0010.vtp"), read_file(dir_ / "whole/small_0010.vtp"));
+    expect_complete_series(dir_ / "legs", "small");
+    const std::string json = read_file(dir_ / "legs/summary.json");
+    EXPECT_TRUE(contains(json, R"("restart": {)")) << json;
+    EXPECT_TRUE(contains(json, "small_checkpoint_")) << json;
+
+    // Nothing left to run, another dp, no checkpoint: clear errors, exit 2.
+    Result r = sluice("run small.xml --backend cpu --end-time 0.1 --restart legs", dir_);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.output, "already at the end time")) << r.output;
+    r = sluice("run small.xml --backend cpu --end-time 0.2 --dp 0.025 --restart legs", dir_);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.output, "dp = ")) << r.output;
+    r = sluice("run small.xml --backend cpu --end-time 0.2 --restart whole", dir_);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.output, "no checkpoint of case 'small'")) << r.output;
+}
+
+/// Starts `sluice ARGS` in the background in `dir`; returns its pid.
+pid_t start_sluice(const std::string& args, const fs::path& dir) {
+    const fs::path pid_file = dir / "sluice.pid";
+    const std::string command = "cd '" + dir.string() +
+                                "' && ('" SLUICE_BINARY_DIR "/bin/sluice' " + args +
+                                " > run.log 2>&1 & echo $! > sluice.pid)";
+    if (std::system(command.c_str()) != 0)
+        return -1;
+    pid_t pid = -1;
+    std::ifstream(pid_file) >> pid;
+    return pid;
+}
+
+void stop_and_wait(pid_t pid, int signal) {
+    ::kill(pid, signal);
+    for (int k = 0; k < 500 && ::kill(pid, 0) == 0; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+TEST_F(Cli, KillNineDuringCheckpointsLeavesARestartableRun) {
+    write("small.xml", small_case);
+    // A checkpoint after every step (each fsync'ed): a kill lands inside or between writes.
+    const std::string run = "run small.xml --backend cpu --end-time 0.3 --checkpoint-interval "
+                            "1e-6 --out out";
+    pid_t pid = start_sluice(run, dir_);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    stop_and_wait(pid, SIGKILL);
+    ASSERT_FALSE(fs::exists(dir_ / "out/summary.json")) << "the run ended before the kill";
+    // Again, killing the restarted run.
+    pid = start_sluice("run small.xml --backend cpu --end-time 0.3 --checkpoint-interval 1e-6 "
+                       "--restart out",
+                       dir_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop_and_wait(pid, SIGKILL);
+    // The third leg finishes; the series is whole and the final state is the uninterrupted one.
+    const Result r = sluice("run small.xml --backend cpu --end-time 0.3 --restart out", dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_EQ(sluice("run small.xml --backend cpu --end-time 0.3 --out whole", dir_).exit_code, 0);
+    expect_complete_series(dir_ / "out", "small");
+    EXPECT_EQ(pvd_entries(dir_ / "out/small.pvd"), pvd_entries(dir_ / "whole/small.pvd"));
+    EXPECT_EQ(read_file(dir_ / "out/small_0030.vtp"), read_file(dir_ / "whole/small_0030.vtp"));
+}
+
+TEST_F(Cli, InterruptLeavesACheckpoint) {
+    write("small.xml", small_case);
+    const pid_t pid = start_sluice("run small.xml --backend cpu --end-time 50 --out out", dir_);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop_and_wait(pid, SIGINT);
+    const std::string log = read_file(dir_ / "run.log");
+    EXPECT_TRUE(contains(log, "checkpoint (interrupted)")) << log;
+    EXPECT_TRUE(contains(read_file(dir_ / "out/summary.json"), R"("status": "interrupted")"));
+    const Result r = sluice("run small.xml --backend cpu --end-time 0.05 --restart out", dir_);
+    // The interrupted run got past 0.05 s or not; either way the restart answers clearly.
+    EXPECT_TRUE(r.exit_code == 0 || contains(r.output, "already at the end time")) << r.output;
+}
+
 TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {
     // c0 = 0.5·sqrt(g·H): far below the flow speed, so the density runs away.
     write("unstable.xml", R"(<sluice name="unstable" dimension="2">
@@ -254,6 +369,17 @@ TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {
     EXPECT_TRUE(fs::exists(out / "unstable_failed.vtp"));
     const std::string json = read_file(out / "summary.json");
     EXPECT_TRUE(contains(json, R"("status": "failed")")) << json;
+
+    // With checkpoints on, the failing run leaves one at its last good output time.
+    const Result again = sluice("run unstable.xml --checkpoint-interval 100 --out again", dir_);
+    EXPECT_EQ(again.exit_code, 3) << again.output;
+    EXPECT_TRUE(contains(again.output, "checkpoint (last output before the failure)"))
+        << again.output;
+    EXPECT_TRUE(contains(again.output, "--restart again")) << again.output;
+    bool found = false;
+    for (const auto& entry : fs::directory_iterator(dir_ / "again"))
+        found = found || entry.path().extension() == ".chk";
+    EXPECT_TRUE(found);
 }
 
 } // namespace

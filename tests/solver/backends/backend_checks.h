@@ -4,6 +4,7 @@
 /// test_cuda_backend.cpp on the GPU.
 
 #include "backends/simulation.h"
+#include "io/checkpoint.h"
 #include "support/cases.h"
 
 #include <gtest/gtest.h>
@@ -11,9 +12,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace sluice::test {
 
@@ -108,6 +111,88 @@ inline void expect_particles_outside_domain_rejected(Backend backend) {
     Case c = still_water_case(0.04);
     c.domain = box(-0.01, -0.01, 1.2, 1.0); // cuts off the wall layers
     EXPECT_THROW(make_simulation(c, backend), std::invalid_argument);
+}
+
+/// Largest differences between two snapshots of the same particles (m, m/s, kg/m³).
+struct StateDifference {
+    double dx = 0.0, dv = 0.0, drho = 0.0;
+};
+
+inline StateDifference snapshot_difference(const Snapshot& a, const Snapshot& b) {
+    StateDifference d;
+    EXPECT_EQ(a.id, b.id);
+    if (a.id != b.id)
+        return {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            d.dx = std::max<double>(d.dx, std::fabs(a.position[i][k] - b.position[i][k]));
+            d.dv = std::max<double>(d.dv, std::fabs(a.velocity[i][k] - b.velocity[i][k]));
+        }
+        d.drho = std::max<double>(d.drho, std::fabs(a.density[i] - b.density[i]));
+    }
+    return d;
+}
+
+/// A run saved after `split` steps and continued from its state (through a checkpoint file)
+/// for `total − split` more ends where an uninterrupted run of `total` steps ends: exactly
+/// (`exact`, the CPU backend: same particle order, same arithmetic) or within `tolerance`·dp in
+/// position (the GPU: the atomic construction orders a bin's particles differently after the
+/// restart, so sums round differently). Exclusions reported before the save are not reported
+/// again; those after it are.
+/// \returns the exclusions reported before the save and in all.
+inline std::pair<std::size_t, std::size_t> check_restart(const Case& c, Backend backend, int split,
+                                                         int total, bool exact, double tolerance,
+                                                         const std::filesystem::path& dir) {
+    auto whole = make_simulation(c, backend);
+    for (int k = 0; k < total; ++k)
+        whole->step();
+
+    auto first = make_simulation(c, backend);
+    std::size_t reported_before = 0;
+    for (int k = 0; k < split; ++k) {
+        first->step();
+        reported_before += first->take_exclusions().size();
+    }
+    Checkpoint saved;
+    saved.case_name = c.name;
+    saved.dp = c.dp;
+    saved.integrator = to_string(c.physics.integrator);
+    saved.state = first->save_state();
+    std::filesystem::create_directories(dir);
+    const Checkpoint loaded = read_checkpoint(write_checkpoint(dir, saved));
+    auto second = make_simulation(c, backend, loaded.state);
+    EXPECT_EQ(second->time(), first->time());
+    EXPECT_EQ(second->steps(), first->steps());
+    EXPECT_EQ(second->counts().fluid, first->counts().fluid);
+    EXPECT_EQ(second->counts().excluded, first->counts().excluded);
+    std::size_t reported_after_steps = 0;
+    for (int k = split; k < total; ++k) {
+        second->step();
+        reported_after_steps += second->take_exclusions().size();
+    }
+    EXPECT_EQ(second->steps(), whole->steps());
+    const Snapshot a = whole->snapshot(), b = second->snapshot();
+    if (exact) {
+        EXPECT_EQ(second->time(), whole->time());
+        EXPECT_EQ(a.position, b.position);
+        EXPECT_EQ(a.velocity, b.velocity);
+        EXPECT_EQ(a.density, b.density);
+        const SimulationState sa = whole->save_state(), sb = second->save_state();
+        EXPECT_EQ(sa.id, sb.id) << "the particle order continues exactly";
+        EXPECT_EQ(sa.previous_velocity, sb.previous_velocity);
+        EXPECT_EQ(sa.excluded, sb.excluded);
+    } else {
+        const StateDifference d = snapshot_difference(a, b);
+        std::printf("restart vs uninterrupted after %d steps: |dx| %.3g dp, |drho| %.3g rho0\n",
+                    total, d.dx / c.dp, d.drho / c.constants.rho0);
+        EXPECT_LT(d.dx, tolerance * c.dp);
+        EXPECT_NEAR(second->time(), whole->time(), 1e-6 * whole->time());
+    }
+    EXPECT_EQ(second->counts().excluded, whole->counts().excluded);
+    // Reported exactly once: before the save by the first run, after it by the second.
+    const std::size_t reported_after = reported_after_steps + second->take_exclusions().size();
+    EXPECT_EQ(reported_before + reported_after, whole->counts().excluded);
+    return {reported_before, static_cast<std::size_t>(whole->counts().excluded)};
 }
 
 } // namespace sluice::test

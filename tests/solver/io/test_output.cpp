@@ -391,7 +391,8 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
     EXPECT_EQ(keys, (std::vector<std::string>{
                         "case", "case_file", "backend", "neighbour_module", "status", "failure",
                         "particles", "steps", "simulated_time_s", "end_time_s", "wall_time_s",
-                        "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m"}));
+                        "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m", "checkpoints",
+                        "restart"}));
     EXPECT_EQ(j["case"], s.case_name);
     EXPECT_EQ(j["case_file"], s.case_file);
     EXPECT_EQ(j["backend"], s.backend);
@@ -430,6 +431,7 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
     EXPECT_EQ(stages["interaction"].get<double>(), 2.25);
     EXPECT_EQ(stages["odd \"name\""].get<double>(), 1e300);
     EXPECT_TRUE(stages["checks"].is_null());
+    EXPECT_TRUE(j["restart"].is_null());
 }
 
 TEST_F(OutputTest, SummaryJsonOfDefaultSummaryHasEmptyStagesObject) {

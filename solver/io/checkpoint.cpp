@@ -1,0 +1,259 @@
+#include "io/checkpoint.h"
+
+#include "io/atomic_file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <system_error>
+
+namespace sluice {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char magic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', 'K'};
+constexpr std::uint32_t version = 1;
+static_assert(sizeof(ParticleType) == 1, "types are stored as bytes");
+
+/// FNV-1a, 64 bit: detects a file damaged after it was written (truncation is caught by sizes).
+std::uint64_t fnv1a(const char* data, std::size_t size) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::size_t i = 0; i < size; ++i) {
+        h ^= static_cast<unsigned char>(data[i]);
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+class Writer {
+public:
+    template <class T>
+    void value(const T& v) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    void text(const std::string& s) {
+        value(static_cast<std::uint64_t>(s.size()));
+        bytes_ += s;
+    }
+    template <class T>
+    void array(const std::vector<T>& a) {
+        value(static_cast<std::uint64_t>(a.size()));
+        if (!a.empty())
+            bytes_.append(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(T));
+    }
+    std::string finish() {
+        value(fnv1a(bytes_.data(), bytes_.size()));
+        return std::move(bytes_);
+    }
+    std::string bytes_;
+};
+
+class Reader {
+public:
+    Reader(const std::string& bytes, const fs::path& path) : bytes_(bytes), path_(path) {}
+
+    [[noreturn]] void fail(const std::string& why) const {
+        throw CheckpointError("checkpoint " + quoted(path_) + ": " + why);
+    }
+    void need(std::uint64_t size) const {
+        if (size > bytes_.size() - pos_)
+            fail("truncated (" + std::to_string(bytes_.size()) + " bytes)");
+    }
+    template <class T>
+    T value() {
+        need(sizeof(T));
+        T v;
+        std::memcpy(&v, bytes_.data() + pos_, sizeof v);
+        pos_ += sizeof v;
+        return v;
+    }
+    std::string text() {
+        const auto size = value<std::uint64_t>();
+        need(size);
+        std::string s = bytes_.substr(pos_, size);
+        pos_ += size;
+        return s;
+    }
+    template <class T>
+    std::vector<T> array(std::uint64_t expected) {
+        const auto size = value<std::uint64_t>();
+        if (size != expected)
+            fail("an array holds " + std::to_string(size) + " values, expected " +
+                 std::to_string(expected));
+        need(size * sizeof(T));
+        std::vector<T> a(size);
+        if (size)
+            std::memcpy(a.data(), bytes_.data() + pos_, size * sizeof(T));
+        pos_ += size * sizeof(T);
+        return a;
+    }
+    std::size_t position() const { return pos_; }
+
+private:
+    const std::string& bytes_;
+    fs::path path_;
+    std::size_t pos_ = 0;
+};
+
+/// The step number of a checkpoint file name of case `name`, or nothing.
+std::optional<std::uint64_t> checkpoint_step(const std::string& file, const std::string& name) {
+    const std::string prefix = name + "_checkpoint_", suffix = ".chk";
+    if (file.size() <= prefix.size() + suffix.size() || file.compare(0, prefix.size(), prefix) ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix))
+        return std::nullopt;
+    const std::string digits =
+        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    if (digits.empty() ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return std::stoull(digits);
+}
+
+} // namespace
+
+fs::path checkpoint_path(const fs::path& dir, const std::string& name, std::uint64_t step) {
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%012llu", static_cast<unsigned long long>(step));
+    return dir / (name + "_checkpoint_" + digits + ".chk");
+}
+
+std::vector<fs::path> list_checkpoints(const fs::path& dir, const std::string& name) {
+    std::vector<std::pair<std::uint64_t, fs::path>> found;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (const auto step = checkpoint_step(it->path().filename().string(), name))
+            found.emplace_back(*step, it->path());
+    std::sort(found.begin(), found.end());
+    std::vector<fs::path> out;
+    for (auto& f : found)
+        out.push_back(std::move(f.second));
+    return out;
+}
+
+fs::path write_checkpoint(const fs::path& dir, const Checkpoint& c, int keep) {
+    const SimulationState& s = c.state;
+    Writer w;
+    w.bytes_.append(magic, sizeof magic);
+    w.value(version);
+    w.text(c.case_name);
+    w.value(c.dp);
+    w.text(c.integrator);
+    w.value(static_cast<std::int32_t>(s.dimension));
+    w.value(s.time);
+    w.value(s.last_dt);
+    w.value(s.steps);
+    w.value(s.fluid_height);
+    w.value(c.next_output);
+    w.value(c.next_checkpoint_time);
+    w.array(c.output_times);
+    w.value(static_cast<std::uint64_t>(s.size()));
+    w.array(s.id);
+    w.array(s.type);
+    w.array(s.position);
+    w.array(s.velocity);
+    w.array(s.density);
+    w.value(static_cast<std::uint8_t>(s.previous_velocity.empty() ? 0 : 1));
+    if (!s.previous_velocity.empty()) {
+        w.array(s.previous_velocity);
+        w.array(s.previous_density);
+    }
+    w.array(s.excluded);
+    const fs::path path = checkpoint_path(dir, c.case_name, s.steps);
+    write_file_atomically(path, w.finish(), /*sync=*/true);
+
+    std::vector<fs::path> all = list_checkpoints(dir, c.case_name);
+    std::error_code ec;
+    for (std::size_t k = 0; k + static_cast<std::size_t>(keep) < all.size(); ++k)
+        fs::remove(all[k], ec); // best effort: an old checkpoint left behind is harmless
+    return path;
+}
+
+Checkpoint read_checkpoint(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw CheckpointError("checkpoint " + quoted(path) +
+                              ": cannot open: " + std::strerror(errno));
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    Reader r(bytes, path);
+    if (bytes.size() < sizeof magic + sizeof(std::uint64_t) ||
+        std::memcmp(bytes.data(), magic, sizeof magic) != 0)
+        r.fail("not a sluice checkpoint");
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
+    if (fnv1a(bytes.data(), bytes.size() - sizeof stored) != stored)
+        r.fail("checksum mismatch: the file is damaged");
+    for (std::size_t k = 0; k < sizeof magic; ++k)
+        r.value<char>();
+    const auto file_version = r.value<std::uint32_t>();
+    if (file_version != version)
+        r.fail("format version " + std::to_string(file_version) + ", this sluice reads " +
+               std::to_string(version));
+    Checkpoint c;
+    c.source = path;
+    c.case_name = r.text();
+    c.dp = r.value<double>();
+    c.integrator = r.text();
+    SimulationState& s = c.state;
+    s.dimension = r.value<std::int32_t>();
+    if (s.dimension != 2 && s.dimension != 3)
+        r.fail("dimension " + std::to_string(s.dimension));
+    s.time = r.value<double>();
+    s.last_dt = r.value<double>();
+    s.steps = r.value<std::uint64_t>();
+    s.fluid_height = r.value<double>();
+    c.next_output = r.value<std::uint64_t>();
+    c.next_checkpoint_time = r.value<double>();
+    const auto outputs = r.value<std::uint64_t>();
+    r.need(outputs * sizeof(double));
+    c.output_times.resize(outputs);
+    for (auto& t : c.output_times)
+        t = r.value<double>();
+    const auto n = r.value<std::uint64_t>();
+    s.id = r.array<std::uint32_t>(n);
+    s.type = r.array<ParticleType>(n);
+    s.position = r.array<std::array<float, 3>>(n);
+    s.velocity = r.array<std::array<float, 3>>(n);
+    s.density = r.array<float>(n);
+    if (r.value<std::uint8_t>() != 0) {
+        s.previous_velocity = r.array<std::array<float, 3>>(n);
+        s.previous_density = r.array<float>(n);
+    }
+    const auto excluded = r.value<std::uint64_t>();
+    r.need(excluded * sizeof(std::uint32_t));
+    s.excluded.resize(excluded);
+    for (auto& e : s.excluded)
+        e = r.value<std::uint32_t>();
+    if (r.position() + sizeof(std::uint64_t) != bytes.size())
+        r.fail("trailing bytes after the state");
+    for (const std::uint32_t id : s.id)
+        if (id >= n)
+            r.fail("particle id " + std::to_string(id) + " out of range");
+    return c;
+}
+
+Checkpoint read_latest_checkpoint(const fs::path& dir, const std::string& name,
+                                  std::vector<std::string>& warnings) {
+    const std::vector<fs::path> all = list_checkpoints(dir, name);
+    if (all.empty())
+        throw CheckpointError("no checkpoint of case '" + name + "' in " + quoted(dir) +
+                              " (files " + name +
+                              "_checkpoint_*.chk; a run writes them with --checkpoint-interval "
+                              "or <run checkpointInterval>, and on Ctrl-C)");
+    std::string last_error;
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+        try {
+            return read_checkpoint(*it);
+        } catch (const CheckpointError& e) {
+            warnings.push_back(std::string(e.what()) + "; trying an older one");
+            last_error = e.what();
+        }
+    }
+    throw CheckpointError("no usable checkpoint in " + quoted(dir) +
+                          " (newest error: " + last_error + ")");
+}
+
+} // namespace sluice
