@@ -141,6 +141,7 @@ int run_command(const Options& o) {
     // With checkpoints on, the state at the last output time is kept in memory so that a run
     // that fails can still leave a checkpoint to continue from (e.g. with a smaller cfl).
     std::optional<Checkpoint> last_good;
+    std::optional<std::uint64_t> last_checkpoint_step;
     auto make_checkpoint = [&](SimulationState state) {
         Checkpoint k;
         k.case_name = c.name;
@@ -157,6 +158,7 @@ int run_command(const Options& o) {
         output.flush(); // every snapshot the checkpoint lists is on disk before it is
         const std::filesystem::path path = write_checkpoint(output_dir, k);
         ++summary.checkpoints;
+        last_checkpoint_step = k.state.steps;
         checkpoint_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::ostringstream line;
@@ -249,7 +251,8 @@ int run_command(const Options& o) {
     progress.finish();
     if (last_written_time < sim->time())
         write_snapshot();
-    if (checkpoint_interval) // so that the run can be continued to a later end time
+    // So that the run can be continued to a later end time (unless the interval just did).
+    if (checkpoint_interval && last_checkpoint_step != sim->steps())
         store_checkpoint(make_checkpoint(sim->save_state()), "end of run");
     finish_summary("completed", ""); // flushes the writer first
     std::cout << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "

@@ -36,7 +36,7 @@ CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double 
     m.bytes_per_particle =
         c.dimension == 2 ? device_bytes_per_particle<2>(c) : device_bytes_per_particle<3>(c);
     const bool radix = c.neighbours.construction == Construction::radix_sort;
-    m.grid_bytes = (bins + 2) * (radix ? 4.0 : 8.0) + (1 << 20); // PBM (+ counts), CUB scan temp
+    m.grid_bytes = (bins + 2) * (radix ? 4.0 : 8.0); // PBM (+ bin counters); CUB's scan: a few KB
     m.device_bytes = m.bytes_per_particle * particles + m.grid_bytes;
     return m;
 }

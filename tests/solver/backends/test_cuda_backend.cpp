@@ -287,7 +287,7 @@ TEST(CudaBackend, PreflightEstimateMatchesWhatASimulationHolds) {
         std::printf("%dD %s %s: estimate %.0f B, held %.0f B (%.1f %%)\n", c.dimension,
                     c.neighbours.name().c_str(), to_string(c.physics.integrator),
                     estimate.device_bytes, held, 100.0 * (estimate.device_bytes / held - 1.0));
-        EXPECT_NEAR(estimate.device_bytes / held, 1.0, 0.15);
+        EXPECT_NEAR(estimate.device_bytes / held, 1.0, 0.05);
     }
 }
 
