@@ -4,8 +4,11 @@
 
 #include "app/cli_progress.h"
 #include "app/preflight.h"
+#include "backends/gauges.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
+#include "io/csv_series.h"
+#include "io/diagnostics.h"
 #include "io/output.h"
 #include "io/summary.h"
 
@@ -133,7 +136,56 @@ int run_command(const Options& o) {
     // Output off the critical path: the backend starts a copy (on the GPU: to pinned memory on a
     // side stream), a writer thread finishes and writes it while the simulation steps on.
     // "output" in the summary is the time the stepping thread spends starting snapshots.
-    BackgroundSnapshotWriter output([&writer](const Snapshot& s) { writer.write(s); });
+    // diagnostics.csv: one row per snapshot, computed on the output thread.
+    const double resume_after = restart ? restart->checkpoint.state.time : -1.0;
+    const DiagnosticsConstants diagnostics_constants{
+        sim->constants().mass, c.constants.gravity,
+        summary.initial.fluid + summary.initial.boundary + summary.initial.excluded};
+    CsvSeries diagnostics(output_dir / "diagnostics.csv", diagnostics_comments(),
+                          diagnostics_columns(), resume_after);
+    BackgroundSnapshotWriter output([&](const Snapshot& s) {
+        writer.write(s);
+        diagnostics.write(s.time, diagnostics_row(s, diagnostics_constants));
+    });
+    // gauges.csv: sampled every <gauges interval> on the backend, written as the run goes.
+    std::unique_ptr<GaugePlan> gauge_plan;
+    std::unique_ptr<CsvSeries> gauge_csv;
+    double gauge_seconds = 0.0;
+    std::uint64_t next_gauge = 0;
+    if (c.gauges.interval > 0.0) {
+        gauge_plan = std::make_unique<GaugePlan>(c, sim->constants().support);
+        std::vector<std::string> comments = {
+            "sluice gauges of case " + c.name + ", every " + std::to_string(c.gauges.interval) +
+                " s (cases/README.md: height = 1/2-level of the fluid fraction, probe = "
+                "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
+                "within 2 dp); empty = no fluid there",
+            "t: s"};
+        std::vector<std::string> names;
+        for (const GaugeColumn& col : gauge_plan->columns()) {
+            comments.push_back(col.name + ": " + col.unit);
+            names.push_back(col.name);
+        }
+        gauge_csv =
+            std::make_unique<CsvSeries>(output_dir / "gauges.csv", comments, names, resume_after);
+        next_gauge = restart ? static_cast<std::uint64_t>(
+                                   std::floor(sim->time() / c.gauges.interval * (1.0 + 1e-12))) +
+                                   1
+                             : 0;
+    }
+    auto sample_gauges = [&] {
+        if (!gauge_plan)
+            return;
+        const double slack_g = 1e-6 * c.gauges.interval;
+        if (sim->time() + slack_g < static_cast<double>(next_gauge) * c.gauges.interval)
+            return;
+        const auto t0 = std::chrono::steady_clock::now();
+        gauge_csv->write(sim->time(),
+                         gauge_plan->evaluate(sim->sample_gauges(gauge_plan->request())));
+        while (sim->time() + slack_g >= static_cast<double>(next_gauge) * c.gauges.interval)
+            ++next_gauge;
+        gauge_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     double output_seconds = 0.0, checkpoint_seconds = 0.0;
     double last_written_time = output_times.empty() ? -1.0 : output_times.back();
     ProgressReporter progress(c.run.end_time);
@@ -183,6 +235,7 @@ int run_command(const Options& o) {
         summary.simulated_time = sim->time();
         summary.stages = sim->stage_times();
         summary.stages.emplace_back("output", output_seconds);
+        summary.stages.emplace_back("gauges", gauge_seconds);
         summary.stages.emplace_back("checkpoints", checkpoint_seconds);
         summary.snapshots = writer.count();
         summary.wall_time =
@@ -194,6 +247,7 @@ int run_command(const Options& o) {
     std::signal(SIGTERM, on_interrupt);
     if (!restart)
         write_snapshot();
+    sample_gauges();
     std::uint64_t excluded_count = summary.initial.excluded;
     // A tolerance of a millionth of the interval keeps rounding from skipping an output time.
     const double slack = 1e-6 * c.run.output_interval;
@@ -223,6 +277,7 @@ int run_command(const Options& o) {
                  << e.position[2] << ") m and is excluded (" << excluded_count << " in all)";
             progress.log_line(line.str());
         }
+        sample_gauges(); // before a checkpoint of this step, which then counts its row
         if (sim->time() + slack >= next_output * c.run.output_interval) {
             write_snapshot();
             while (sim->time() + slack >= next_output * c.run.output_interval)

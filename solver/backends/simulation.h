@@ -46,6 +46,26 @@ struct Exclusion {
     std::array<float, 3> position{}; ///< m, where it stays frozen (2D: y = 0)
 };
 
+/// Gauge queries for Simulation::sample_gauges (backends/gauges.h makes them from a case).
+struct GaugeRequest {
+    /// Query points (m; 2D: y ignored): kernel sums of the fluid around each (physics/gauges.h).
+    std::vector<std::array<float, 3>> points;
+    struct Front {
+        int axis = 0; ///< 0 x, 1 y, 2 z
+        int sign = 1; ///< +1: the largest coordinate; −1: the smallest
+    };
+    std::vector<Front> fronts;
+    /// A front particle needs another fluid particle within this distance (m).
+    float front_neighbour_distance = 0.0f;
+};
+
+struct GaugeResponse {
+    /// Per query point: φ, Σ V W ρ, Σ V W p, Σ V W v (x, y, z; 2D: y = 0).
+    std::vector<std::array<float, 6>> sums;
+    /// Per front: the coordinate of the front (m), NaN when no fluid particle qualifies.
+    std::vector<float> fronts;
+};
+
 class Simulation {
 public:
     virtual ~Simulation() = default;
@@ -76,6 +96,12 @@ public:
     /// would on the CPU backend, and within rounding on the CUDA backend (whose atomic
     /// construction orders a bin's particles arbitrarily). Synchronous; copies from the device.
     virtual SimulationState save_state() const = 0;
+
+    /// Gauges on the current state, through the neighbour structure of the step's last pass
+    /// (its positions are up to one step older, |v|·dt ≈ 10⁻³ dp, than the fields, which are
+    /// the current state's). Computed where the state lives (on the GPU: one kernel and one
+    /// small copy per call); synchronous. Allocates only when a request grows.
+    virtual GaugeResponse sample_gauges(const GaugeRequest& request) = 0;
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
 

@@ -26,6 +26,18 @@ const char* to_string(IntegratorKind i) {
     return i == IntegratorKind::symplectic ? "symplectic" : "verlet";
 }
 
+const char* to_string(ProbeField f) {
+    switch (f) {
+    case ProbeField::pressure:
+        return "pressure";
+    case ProbeField::velocity:
+        return "velocity";
+    case ProbeField::density:
+        return "density";
+    }
+    return "?";
+}
+
 std::string tank_faces_to_string(unsigned faces) {
     static const char* const names[] = {"bottom", "top", "left", "right", "front", "back"};
     std::string out;

@@ -103,6 +103,31 @@ struct RunControl {
     std::optional<double> checkpoint_interval;
 };
 
+/// A measurement taken during the run (`<gauges>`, cases/README.md; computed by the backend
+/// through the neighbour query, written to gauges.csv).
+enum class GaugeKind {
+    height, ///< free-surface elevation on a vertical line
+    probe,  ///< Shepard-interpolated fluid fields at a point
+    front,  ///< the leading edge of the fluid along an axis
+};
+enum class ProbeField { pressure, velocity, density };
+
+struct Gauge {
+    GaugeKind kind = GaugeKind::probe;
+    std::string name;
+    /// height: (x, y, ·) of the vertical line (2D: y = 0); probe: the point (m).
+    Eigen::Vector3d point = Eigen::Vector3d::Zero();
+    std::vector<ProbeField> fields; ///< probe: in the order given
+    int axis = 0;                   ///< front: 0 x, 1 y, 2 z
+    int sign = 1;                   ///< front: +1 or −1 (direction along the axis)
+    SourceLocation where;
+};
+
+struct Gauges {
+    double interval = 0.0; ///< s of simulated time between rows; 0: no gauges
+    std::vector<Gauge> gauges;
+};
+
 struct Case {
     std::string name;
     SourceLocation where; ///< the root element
@@ -118,6 +143,7 @@ struct Case {
     Physics physics;
     NeighbourModule neighbours;
     RunControl run;
+    Gauges gauges;
 };
 
 } // namespace sluice
@@ -129,6 +155,7 @@ const char* to_string(KernelKind k);           ///< "wendland", "cubic-spline"
 const char* to_string(ViscosityKind v);        ///< "artificial", "laminar"
 const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtakas"
 const char* to_string(IntegratorKind i);       ///< "symplectic", "verlet"
+const char* to_string(ProbeField f);           ///< "pressure", "velocity", "density"
 /// Space-separated face names of a TankFace mask, in the order bottom top left right front back.
 std::string tank_faces_to_string(unsigned faces);
 

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -297,6 +298,109 @@ void read_run(const Element& e, RunControl& run, const std::string& case_name) {
                          "empty; give a folder or leave the attribute out for out/" + case_name);
 }
 
+/// <gauges interval="T"> with <height name x [y]/>, <probe name point [fields]/> and
+/// <front name direction/> children; names unique; every gauge inside the domain.
+void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) {
+    g.require("interval", "simulated time in s between rows of gauges.csv");
+    out.interval = *g.number("interval", greater_than(0));
+    std::vector<std::pair<std::string, int>> names;
+    auto inside = [&](const Eigen::Vector3d& p, bool vertical_line) {
+        for (const int k : r.axes()) {
+            if (vertical_line && k == 2)
+                continue;
+            if (p[k] < c.domain.min[k] || p[k] > c.domain.max[k])
+                return false;
+        }
+        return true;
+    };
+    auto domain_text = [&] {
+        std::string lo, hi;
+        for (const int k : r.axes()) {
+            lo += (lo.empty() ? "" : " ") + format_number(c.domain.min[k]);
+            hi += (hi.empty() ? "" : " ") + format_number(c.domain.max[k]);
+        }
+        return "[" + lo + "] .. [" + hi + "]";
+    };
+    static const Choices<ProbeField> field_names = {{"pressure", ProbeField::pressure},
+                                                    {"velocity", ProbeField::velocity},
+                                                    {"density", ProbeField::density}};
+    for (const XMLElement* x : g.all_children()) {
+        const std::string_view tag = x->Name();
+        Gauge gauge;
+        std::unique_ptr<Element> e;
+        if (tag == "height") {
+            e = std::make_unique<Element>(
+                r, *x, r.dimension == 2 ? Names{"name", "x"} : Names{"name", "x", "y"});
+            gauge.kind = GaugeKind::height;
+            e->require("x", "the line's x in m");
+            gauge.point.x() = *e->number("x");
+            if (r.dimension == 3) {
+                e->require("y", "the line's y in m");
+                gauge.point.y() = *e->number("y");
+            }
+            if (!inside(gauge.point, true))
+                e->fail("<height> line at " + format_number(gauge.point.x()) +
+                        (r.dimension == 3 ? ", " + format_number(gauge.point.y()) : "") +
+                        " lies outside the domain " + domain_text());
+        } else if (tag == "probe") {
+            e = std::make_unique<Element>(r, *x, Names{"name", "point", "fields"});
+            gauge.kind = GaugeKind::probe;
+            gauge.point = e->point("point");
+            if (!inside(gauge.point, false))
+                e->fail_attribute("point", "outside the domain " + domain_text());
+            const std::string fields = e->text("fields").value_or("pressure velocity");
+            const auto words = split(fields);
+            if (words.empty())
+                e->fail_attribute("fields",
+                                  "empty; name one or more of pressure, velocity, density");
+            for (const auto word : words) {
+                const auto it = std::find_if(field_names.begin(), field_names.end(),
+                                             [&](const auto& f) { return f.first == word; });
+                if (it == field_names.end())
+                    e->fail_attribute("fields", "unknown field '" + std::string(word) + "'" +
+                                                    suggest(word, names_of(field_names)));
+                if (std::find(gauge.fields.begin(), gauge.fields.end(), it->second) !=
+                    gauge.fields.end())
+                    e->fail_attribute("fields", "field '" + std::string(word) + "' listed twice");
+                gauge.fields.push_back(it->second);
+            }
+        } else { // front (the children were checked against the list)
+            e = std::make_unique<Element>(r, *x, Names{"name", "direction"});
+            gauge.kind = GaugeKind::front;
+            e->require("direction",
+                       r.dimension == 2 ? "+x, -x, +z or -z" : "+x, -x, +y, -y, +z or -z");
+            const std::string d = *e->text("direction");
+            const bool ok = d.size() == 2 && (d[0] == '+' || d[0] == '-') &&
+                            (d[1] == 'x' || d[1] == 'z' || (d[1] == 'y' && r.dimension == 3));
+            if (!ok)
+                e->fail_attribute("direction",
+                                  std::string("expected ") +
+                                      (r.dimension == 2 ? "+x, -x, +z or -z (a 2D case lies in x-z)"
+                                                        : "+x, -x, +y, -y, +z or -z"));
+            gauge.sign = d[0] == '+' ? 1 : -1;
+            gauge.axis = d[1] == 'x' ? 0 : d[1] == 'y' ? 1 : 2;
+        }
+        e->require("name", "the column name in gauges.csv");
+        gauge.name = *e->text("name");
+        const bool name_ok =
+            !gauge.name.empty() && std::all_of(gauge.name.begin(), gauge.name.end(), [](char ch) {
+                return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+            });
+        if (!name_ok)
+            e->fail_attribute("name", "a gauge name is letters, digits, '_' or '-' (it heads CSV "
+                                      "columns)");
+        for (const auto& [other, line] : names)
+            if (other == gauge.name)
+                e->fail_attribute("name", "duplicate gauge name (also at line " +
+                                              std::to_string(line) + ")");
+        names.emplace_back(gauge.name, e->line());
+        gauge.where = e->where();
+        out.gauges.push_back(std::move(gauge));
+    }
+    if (out.gauges.empty())
+        g.fail("<gauges> needs at least one <height>, <probe> or <front>");
+}
+
 Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
     Reader r;
     r.file = file;
@@ -312,7 +416,7 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
                                         "<sluice> element");
 
     const Element s(r, *root, {"name", "dimension"},
-                    {"constants", "geometry", "physics", "neighbours", "run"});
+                    {"constants", "geometry", "physics", "neighbours", "run", "gauges"});
     Case c;
     c.where = s.where();
 
@@ -354,6 +458,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
     if (const XMLElement* x = s.single("run"))
         read_run(Element(r, *x, {"endTime", "outputInterval", "output", "checkpointInterval"}),
                  c.run, c.name);
+    if (const XMLElement* x = s.single("gauges"))
+        read_gauges(r, Element(r, *x, {"interval"}, {"height", "probe", "front"}), c, c.gauges);
     return c;
 }
 

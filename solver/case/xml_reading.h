@@ -249,6 +249,14 @@ public:
         return out;
     }
 
+    /// Every child element, in document order (each already checked to be allowed here).
+    std::vector<const XMLElement*> all_children() const {
+        std::vector<const XMLElement*> out;
+        for (auto* c = xml_.FirstChildElement(); c; c = c->NextSiblingElement())
+            out.push_back(c);
+        return out;
+    }
+
     /// The child element called `name` if there is one; a second one is an error.
     const XMLElement* single(const char* name) const {
         const auto children = all(name);

@@ -140,7 +140,8 @@ bool is_checkpoint_file(const std::string& file, const std::string& name) {
 }
 
 bool is_run_file(const std::string& file, const std::string& name) {
-    if (file == name + ".pvd" || file == "summary.json" || is_checkpoint_file(file, name))
+    if (file == name + ".pvd" || file == "summary.json" || file == "gauges.csv" ||
+        file == "diagnostics.csv" || is_checkpoint_file(file, name))
         return true;
     const std::string prefix = name + "_", suffix = ".vtp";
     if (file.size() <= prefix.size() + suffix.size() ||

@@ -22,6 +22,7 @@ struct Snapshot {
     int dimension = 2;
     double time = 0.0; ///< s, simulated
     std::uint64_t step = 0;
+    double dt = 0.0;               ///< s, the last step's time step (0 at t = 0)
     std::vector<std::uint32_t> id; ///< original particle index (generation order)
     std::vector<ParticleType> type;
     std::vector<std::array<float, 3>> position; ///< m; in 2D y = 0

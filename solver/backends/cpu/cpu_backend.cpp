@@ -4,6 +4,7 @@
 #include "case/constants.h"
 #include "case/particles.h"
 #include "neighbours/cpu_builder.h"
+#include "physics/gauges.h"
 #include "physics/integrators.h"
 #include "physics/physics.h"
 
@@ -11,6 +12,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <sstream>
 #include <variant>
 #include <vector>
@@ -88,6 +91,7 @@ public:
     std::string backend_name() const override { return "cpu"; }
     std::vector<Exclusion> take_exclusions() override;
     SimulationState save_state() const override;
+    GaugeResponse sample_gauges(const GaugeRequest& request) override;
 
 private:
     enum Stage { construction, reorder, interaction, integration, checks, stage_count };
@@ -196,6 +200,54 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
             << " m; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
+}
+
+template <int D>
+GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
+    // The view of the last build and the arrays gathered into its order (see simulation.h).
+    const NeighbourView<D> view = builder_.view();
+    const ParticlesView<D> particles{velocity_.data(), density_.data(), pressure_.data(),
+                                     type_.data()};
+    GaugeResponse out;
+    out.sums.resize(request.points.size());
+    std::visit(
+        [&](auto query, const auto& kernel) {
+            using QueryT = decltype(query);
+            using KernelT = std::decay_t<decltype(kernel)>;
+            const std::int64_t n = static_cast<std::int64_t>(request.points.size());
+#pragma omp parallel for schedule(dynamic, 16) if (n >= 256)
+            for (std::int64_t k = 0; k < n; ++k) {
+                GaugeVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel, fluid_};
+                for_each_neighbour<QueryT>(view, from_array3<D>(request.points[k]), visitor);
+                const GaugeSums<D> s = visitor.sums;
+                const std::array<float, 3> v = to_array3(s.w_velocity);
+                out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
+            }
+            // Fronts: fluid particles by decreasing coordinate, the first with a fluid
+            // neighbour within the distance wins (usually the first or second tried).
+            for (const GaugeRequest::Front& f : request.fronts) {
+                const int k = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
+                std::vector<std::pair<float, std::uint32_t>> order;
+                for (std::uint32_t i = 0; i < active_; ++i)
+                    if (type_[i] == ParticleType::fluid)
+                        order.emplace_back(static_cast<float>(f.sign) * view.positions[i][k], i);
+                std::sort(order.begin(), order.end(), std::greater<>());
+                float front = std::numeric_limits<float>::quiet_NaN();
+                for (const auto& [key, i] : order) {
+                    FluidNeighbourVisitor<D, ParticlesView<D>> test{
+                        particles, i,
+                        request.front_neighbour_distance * request.front_neighbour_distance};
+                    for_each_neighbour<QueryT>(view, view.positions[i], test);
+                    if (test.found) {
+                        front = static_cast<float>(f.sign) * key;
+                        break;
+                    }
+                }
+                out.fronts.push_back(front);
+            }
+        },
+        query_, kernel_);
+    return out;
 }
 
 template <int D>
@@ -393,6 +445,7 @@ Snapshot CpuSimulation<D>::snapshot() const {
     s.dimension = D;
     s.time = time_;
     s.step = steps_;
+    s.dt = dt_;
     s.id.reserve(active_);
     for (std::uint32_t id = 0; id < size(); ++id) {
         const std::uint32_t k = slot[id];

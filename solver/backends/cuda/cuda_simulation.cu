@@ -12,6 +12,7 @@
 #include "neighbours/cuda_gather.cuh"
 
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -149,6 +150,7 @@ void CudaSimulation<D>::rebuild() {
            GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
            GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
     current_ = next;
+    view_ready_ = true;
     mark(reorder);
 }
 
@@ -330,7 +332,7 @@ Snapshot CudaSimulation<D>::snapshot() const {
     const std::vector<Vec<D>> position = download(position_.get(), binned_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
     const std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
-    return make_snapshot<D>(time_, steps_, n_, binned_, position.data(), motion.data(), id.data(),
+    return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(), id.data(),
                             fluid_);
 }
 
@@ -341,6 +343,7 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     typename SnapshotPool<D>::Slot& slot = snapshots_->acquire();
     auto lease = std::make_shared<SnapshotLease<D>>(snapshots_, slot);
     slot.time = time_;
+    slot.dt = dt_;
     slot.step = steps_;
     slot.n = n_;
     slot.binned = binned_;
@@ -365,6 +368,106 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
                                       side));
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.copied, side));
     return std::async(std::launch::deferred, [lease] { return lease->take(); });
+}
+
+template <int D>
+struct LaunchGauges {
+    CudaSimulation<D>* simulation;
+    std::uint32_t count;
+    template <class QueryT, class KernelT>
+    void operator()(QueryT, const KernelT& kernel) const {
+        simulation->template launch_gauges<QueryT>(kernel, count);
+    }
+};
+
+template <int D>
+struct FindFront {
+    CudaSimulation<D>* simulation;
+    const GaugeRequest::Front* front;
+    float distance;
+    float* result;
+    template <class QueryT>
+    void operator()(QueryT) const {
+        *result = simulation->template front<QueryT>(*front, distance);
+    }
+};
+
+template <int D>
+template <class QueryT, class KernelT>
+void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count) {
+    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
+    gauge_kernel<QueryT, D, KernelT>
+        <<<blocks_for(count, interaction_block), interaction_block, 0, stream_>>>(
+            view_, particles, kernel, fluid_, gauge_points_.get(), count, gauge_sums_.get());
+    SLUICE_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
+template <class QueryT>
+float CudaSimulation<D>::front(const GaugeRequest::Front& f, float distance) {
+    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
+    const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
+    const float sign = static_cast<float>(f.sign);
+    auto run = [&](bool test, float threshold) {
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(front_key_.get(), 0, sizeof(std::uint32_t), stream_));
+        if (test)
+            front_kernel<QueryT, D, true><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+                view_, particles, axis, sign, threshold, distance * distance, front_key_.get());
+        else
+            front_kernel<QueryT, D, false><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+                view_, particles, axis, sign, threshold, 0.0f, front_key_.get());
+        SLUICE_CUDA_CHECK_LAUNCH();
+        return download(front_key_.get(), 1, stream_)[0];
+    };
+    // The farthest fluid particle first (no neighbour search); then the neighbour test only for
+    // particles within a window behind it, widened until one passes (droplets ahead are few).
+    const std::uint32_t farthest = run(false, 0.0f);
+    if (farthest == 0)
+        return std::numeric_limits<float>::quiet_NaN();
+    const float x = from_ordered_key(farthest);
+    for (float window = 20.0f * distance; window < 1e30f; window *= 16.0f) {
+        const std::uint32_t key = run(true, x - window);
+        if (key != 0)
+            return sign * from_ordered_key(key);
+        if (window > 1e6f * distance)
+            break;
+    }
+    const std::uint32_t key = run(true, -std::numeric_limits<float>::max());
+    return key != 0 ? sign * from_ordered_key(key) : std::numeric_limits<float>::quiet_NaN();
+}
+
+template <int D>
+GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
+    if (!view_ready_)
+        rebuild(); // t = 0 or a restart: no build yet that the state is ordered by
+    const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
+    if (count > gauge_capacity_) {
+        gauge_points_.allocate(count, account_);
+        gauge_sums_.allocate(count, account_);
+        gauge_capacity_ = count;
+    }
+    if (!front_key_)
+        front_key_.allocate(1, account_);
+    GaugeResponse out;
+    if (count > 0) {
+        std::vector<Vec<D>> points(count);
+        for (std::uint32_t k = 0; k < count; ++k)
+            points[k] = from_array3<D>(request.points[k]);
+        upload(gauge_points_.get(), points, stream_);
+        std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
+        const std::vector<GaugeSums<D>> sums = download(gauge_sums_.get(), count, stream_);
+        out.sums.resize(count);
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::array<float, 3> v = to_array3(sums[k].w_velocity);
+            out.sums[k] = {sums[k].w, sums[k].w_density, sums[k].w_pressure, v[0], v[1], v[2]};
+        }
+    }
+    for (const GaugeRequest::Front& f : request.fronts) {
+        float result = 0.0f;
+        std::visit(FindFront<D>{this, &f, request.front_neighbour_distance, &result}, query_);
+        out.fronts.push_back(result);
+    }
+    return out;
 }
 
 template <int D>
@@ -434,6 +537,7 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
     // A fresh build of the current positions; the state arrays are not reordered (the next
     // step builds again from them).
     view_ = builder_.build(position_.get(), n_, grid_, radius_, OutsidePolicy::exclude, stream_);
+    view_ready_ = false; // this view is not the state's order: a gauge sample rebuilds
     std::visit(LaunchCount<D>{this, counts.get()}, query_);
     return download(counts.get(), n_, stream_);
 }

@@ -47,6 +47,7 @@ public:
     std::string backend_name() const override { return "cuda"; }
     std::vector<Exclusion> take_exclusions() override;
     SimulationState save_state() const override;
+    GaugeResponse sample_gauges(const GaugeRequest& request) override;
 
     std::size_t device_bytes() const override;
     std::uint64_t device_allocations() const override {
@@ -59,6 +60,10 @@ public:
     void launch_interaction(const KernelT& kernel);
     template <class QueryT>
     void launch_count(std::uint32_t* d_counts_by_id);
+    template <class QueryT, class KernelT>
+    void launch_gauges(const KernelT& kernel, std::uint32_t count);
+    template <class QueryT>
+    float front(const GaugeRequest::Front& f, float distance);
 
 private:
     enum Stage { construction, reorder, interaction, integration, checks, stage_count };
@@ -113,6 +118,13 @@ private:
     double stage_seconds_[stage_count] = {};
 
     std::shared_ptr<SnapshotPool<D>> snapshots_;
+
+    // gauges: query points and their sums (grown on demand, never in a step), a key for fronts
+    DeviceArray<Vec<D>> gauge_points_;
+    DeviceArray<GaugeSums<D>> gauge_sums_;
+    DeviceArray<std::uint32_t> front_key_;
+    std::size_t gauge_capacity_ = 0;
+    bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
 
     double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
     double time_ = 0.0, dt_ = 0.0;

@@ -24,7 +24,8 @@ namespace sluice::gpu {
 /// The host-side snapshot of packed arrays in bin order: particles [0, active) by ascending id,
 /// as CpuSimulation::snapshot().
 template <int D>
-Snapshot make_snapshot(double time, std::uint64_t step, std::uint32_t n, std::uint32_t active,
+Snapshot make_snapshot(double time, std::uint64_t step, double dt, std::uint32_t n,
+                       std::uint32_t active,
                        const Vec<D>* position, const Float4* motion, const std::uint32_t* id,
                        const FluidConstants& c) {
     constexpr std::uint32_t none = ~0u;
@@ -35,6 +36,7 @@ Snapshot make_snapshot(double time, std::uint64_t step, std::uint32_t n, std::ui
     s.dimension = D;
     s.time = time;
     s.step = step;
+    s.dt = dt;
     s.id.reserve(active);
     s.type.reserve(active);
     s.position.reserve(active);
@@ -77,7 +79,7 @@ public:
         PinnedArray<std::uint32_t> h_id;
         cudaEvent_t staged = nullptr, copied = nullptr;
         bool busy = false;
-        double time = 0.0;
+        double time = 0.0, dt = 0.0;
         std::uint64_t step = 0;
         std::uint32_t n = 0, binned = 0;
     };
@@ -129,7 +131,7 @@ public:
     }
     Snapshot convert(const Slot& s) const {
         SLUICE_CUDA_CHECK(cudaEventSynchronize(s.copied));
-        return make_snapshot<D>(s.time, s.step, s.n, s.binned, s.h_position.get(), s.h_motion.get(),
+        return make_snapshot<D>(s.time, s.step, s.dt, s.n, s.binned, s.h_position.get(), s.h_motion.get(),
                                 s.h_id.get(), fluid_);
     }
     cudaStream_t side() const { return side_; }

@@ -9,6 +9,7 @@
 #include "backends/cuda/packed_particles.h"
 #include "neighbours/grid.h"
 #include "neighbours/query.h"
+#include "physics/gauges.h"
 
 #include <cub/block/block_reduce.cuh>
 
@@ -256,6 +257,50 @@ __global__ void count_neighbours_kernel(NeighbourView<D> view,
     CountingVisitor visitor;
     for_each_neighbour<QueryT>(view, detail::load_position(view.positions + k), visitor);
     counts_by_id[id[permutation[k]]] = visitor.count;
+}
+
+/// Gauge sums at query points (physics/gauges.h), one thread per point.
+template <class QueryT, int D, class KernelT>
+__global__ void __launch_bounds__(interaction_block)
+    gauge_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, KernelT kernel,
+                 FluidConstants c, const Vec<D>* __restrict__ points, std::uint32_t count,
+                 GaugeSums<D>* __restrict__ sums) {
+    const std::uint32_t k = blockIdx.x * interaction_block + threadIdx.x;
+    if (k >= count)
+        return;
+    GaugeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
+    for_each_neighbour<QueryT>(view, points[k], visitor);
+    sums[k] = visitor.sums;
+}
+
+/// The largest ordered_key(sign·x_axis) of the binned fluid particles, or, with a neighbour
+/// test (QueryT), of those at or above `threshold` that have another fluid particle within
+/// sqrt(limit2). One atomicMax per warp.
+template <class QueryT, int D, bool TestT>
+__global__ void __launch_bounds__(block_size)
+    front_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
+                 float threshold, float limit2, std::uint32_t* __restrict__ key) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
+    std::uint32_t mine = 0;
+    if (i < binned && particles.motion(i).fluid) {
+        const float x = sign * detail::load_position(view.positions + i)[axis];
+        bool counts = true;
+        if constexpr (TestT) {
+            counts = x >= threshold;
+            if (counts) {
+                FluidNeighbourVisitor<D, PackedParticlesView<D>> test{particles, i, limit2};
+                for_each_neighbour<QueryT>(view, detail::load_position(view.positions + i), test);
+                counts = test.found;
+            }
+        }
+        if (counts)
+            mine = ordered_key(x);
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        mine = max(mine, __shfl_down_sync(0xffffffffu, mine, offset));
+    if ((threadIdx.x & 31) == 0 && mine != 0)
+        atomicMax(key, mine);
 }
 
 } // namespace sluice::gpu

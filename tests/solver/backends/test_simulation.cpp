@@ -5,6 +5,7 @@
 #include "backends/backend_checks.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/gauges.h"
 #include "backends/simulation.h"
 #include "case/case_reader.h"
 #include "support/cases.h"
@@ -85,6 +86,19 @@ void check_still_water(IntegratorKind integrator, double duration) {
                 100.0 * speed / std::sqrt(g * depth));
     EXPECT_NEAR(p_bottom, expected, 0.03 * expected);
     EXPECT_LT(speed, 0.01 * std::sqrt(g * depth));
+
+    // The case's own gauges: the level within dp/4, pressures within 2 % of ρ0·g·d.
+    const GaugePlan plan(c, sim->constants().support);
+    const std::vector<double> v = plan.evaluate(sim->sample_gauges(plan.request()));
+    ASSERT_EQ(plan.columns().size(), 6u); // level, d010 (p, vx, vz), d025, d040
+    std::printf("gauges: level %.4f m; p at 0.1, 0.25, 0.4 m: %.1f, %.1f, %.1f Pa "
+                "(rho0 g d: %.1f, %.1f, %.1f)\n",
+                v[0], v[1], v[4], v[5], rho0 * g * 0.1, rho0 * g * 0.25, rho0 * g * 0.4);
+    EXPECT_NEAR(v[0], depth, 0.25 * dp);
+    EXPECT_NEAR(v[1], rho0 * g * 0.1, 0.02 * rho0 * g * 0.1);
+    EXPECT_NEAR(v[4], rho0 * g * 0.25, 0.02 * rho0 * g * 0.25);
+    EXPECT_NEAR(v[5], rho0 * g * 0.4, 0.02 * rho0 * g * 0.4);
+    EXPECT_LT(std::hypot(v[2], v[3]), 0.01 * std::sqrt(g * depth));
     EXPECT_EQ(sim->counts().excluded, 0u);
     EXPECT_EQ(sim->counts().fluid, 50u * 25u);
 }
@@ -245,6 +259,52 @@ TEST(Simulation, StillWater3D) {
     EXPECT_NEAR(p_sum / bottom + rho0 * g * z_sum / bottom, rho0 * g * 0.1, 0.03 * rho0 * g * 0.1);
     EXPECT_LT(max_fluid_speed(s), 0.05 * std::sqrt(g * 0.1));
     EXPECT_EQ(sim->counts().excluded, 0u);
+}
+
+TEST(Simulation, StillWater3DGauges) {
+    // 0.3 m of water at rest in a 3D tank: a height gauge reads the level within dp/4 and probes
+    // read ρ0·g·d within 2 % once the start-up pressure waves have settled.
+    const double dp = 0.03, depth = 0.3;
+    Case c;
+    c.name = "still3d";
+    c.dimension = 3;
+    c.dp = dp;
+    TankWalls tank;
+    tank.box.min = Eigen::Vector3d(0, 0, 0);
+    tank.box.max = Eigen::Vector3d(0.39, 0.39, 0.45);
+    tank.faces = face_bottom | face_left | face_right | face_front | face_back;
+    c.tank = tank;
+    FluidRegion water;
+    water.box.min = Eigen::Vector3d(0, 0, 0);
+    water.box.max = Eigen::Vector3d(0.39, 0.39, depth);
+    c.fluids = {water};
+    c.domain.min = Eigen::Vector3d(-0.15, -0.15, -0.15);
+    c.domain.max = Eigen::Vector3d(0.55, 0.55, 0.6);
+    c.physics.diffusion = DensityDiffusionKind::fourtakas;
+    c.gauges.interval = 0.05;
+    auto gauge = [](GaugeKind kind, const char* name, double x, double y, double z) {
+        Gauge g;
+        g.kind = kind;
+        g.name = name;
+        g.point = Eigen::Vector3d(x, y, z);
+        g.fields = {ProbeField::pressure};
+        return g;
+    };
+    c.gauges.gauges = {gauge(GaugeKind::height, "level", 0.195, 0.195, 0),
+                       gauge(GaugeKind::probe, "mid", 0.195, 0.195, 0.15),
+                       gauge(GaugeKind::probe, "deep", 0.195, 0.195, 0.075),
+                       gauge(GaugeKind::probe, "air", 0.195, 0.195, 0.45)};
+    auto sim = make_simulation(c, Backend::cpu);
+    run_until(*sim, 0.3);
+    const GaugePlan plan(c, sim->constants().support);
+    const std::vector<double> v = plan.evaluate(sim->sample_gauges(plan.request()));
+    std::printf("3D gauges after %.2f s: level %.4f m; p at 0.15, 0.225 m depth: %.1f, %.1f Pa "
+                "(rho0 g d: %.1f, %.1f)\n",
+                sim->time(), v[0], v[1], v[2], rho0 * g * 0.15, rho0 * g * 0.225);
+    EXPECT_NEAR(v[0], depth, 0.25 * dp);
+    EXPECT_NEAR(v[1], rho0 * g * 0.15, 0.02 * rho0 * g * 0.15);
+    EXPECT_NEAR(v[2], rho0 * g * 0.225, 0.02 * rho0 * g * 0.225);
+    EXPECT_TRUE(std::isnan(v[3])) << "a probe with no fluid in reach reads empty, not " << v[3];
 }
 
 TEST(Simulation, RestartContinuesBitForBit) {

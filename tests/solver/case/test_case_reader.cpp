@@ -49,6 +49,23 @@ TEST(CaseReader, EveryShippedCaseParses) {
     EXPECT_GE(count, 3);
 }
 
+TEST(CaseReader, GaugesOfTheShippedCases) {
+    const Case c = read_case(cases_dir + "/dambreak3d.xml");
+    EXPECT_DOUBLE_EQ(c.gauges.interval, 0.005);
+    ASSERT_EQ(c.gauges.gauges.size(), 12u);
+    EXPECT_EQ(c.gauges.gauges[1].name, "H2");
+    EXPECT_EQ(c.gauges.gauges[1].kind, GaugeKind::height);
+    expect_point(c.gauges.gauges[1].point, 0.992, 0.5, 0.0);
+    EXPECT_EQ(c.gauges.gauges[4].name, "P1");
+    expect_point(c.gauges.gauges[4].point, 0.8445, 0.471, 0.021);
+    EXPECT_EQ(c.gauges.gauges[4].fields, std::vector<ProbeField>{ProbeField::pressure});
+    const Case d = read_case(cases_dir + "/dambreak2d.xml");
+    ASSERT_EQ(d.gauges.gauges.size(), 1u);
+    EXPECT_EQ(d.gauges.gauges[0].kind, GaugeKind::front);
+    EXPECT_EQ(d.gauges.gauges[0].axis, 0);
+    EXPECT_EQ(d.gauges.gauges[0].sign, 1);
+}
+
 TEST(CaseReader, Dambreak2d) {
     const Case c = read_case(cases_dir + "/dambreak2d.xml");
     EXPECT_EQ(c.name, "dambreak2d");
@@ -69,7 +86,7 @@ TEST(CaseReader, Dambreak2d) {
     EXPECT_TRUE(c.obstacles.empty());
     EXPECT_EQ(c.physics.kernel, KernelKind::wendland_c2);
     EXPECT_EQ(c.physics.viscosity, ViscosityKind::artificial);
-    EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.3);
+    EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.01);
     EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::molteni);
     EXPECT_EQ(c.physics.integrator, IntegratorKind::symplectic);
     EXPECT_EQ(c.neighbours.name(), "counting-sort/strips/1");
@@ -77,8 +94,8 @@ TEST(CaseReader, Dambreak2d) {
     EXPECT_DOUBLE_EQ(c.run.output_interval, 0.02);
     EXPECT_EQ(c.run.output_dir, "out/dambreak2d");
     EXPECT_GT(c.domain.max.z(), 3.0) << "headroom above the walls";
-    EXPECT_EQ(c.where.line, 14);
-    EXPECT_EQ(c.fluids[0].where.line, 19);
+    EXPECT_EQ(c.where.line, 13);
+    EXPECT_EQ(c.fluids[0].where.line, 18);
 }
 
 TEST(CaseReader, StillWater2d) {
@@ -356,11 +373,29 @@ const Malformed malformed[] = {
     {"unknown_element_near", {head2, geom_open, R"(    <fluids min="0 0" max="1 1"/>)", geom_close, tail},
      3, "unknown element <fluids> in <geometry>; did you mean 'fluid'?"},
     {"unknown_element_far", {head2, geometry2, "  <banana/>", tail},
-     3, "unknown element <banana> in <sluice> (valid: constants, geometry, physics, neighbours, run)"},
+     3, "unknown element <banana> in <sluice> (valid: constants, geometry, physics, neighbours, run, gauges)"},
     {"child_of_leaf", {head2, geom_open, R"(    <fluid min="0 0" max="1 1"/><tank min="0 0" max="2 2"><x/></tank>)", geom_close, tail},
      3, "<tank>, which takes no child elements"},
     {"child_of_region", {head2, geom_open, R"(    <fluid min="0 0" max="1 1"><x/></fluid>)", geom_close, tail},
      3, "unknown element <x> in <fluid> (valid: cylinder, sphere)"},
+    {"gauge_duplicate_name", {head2, geometry2, R"(  <gauges interval="0.1"><height name="H" x="0.5"/>)", R"(    <probe name="H" point="0.5 0.5"/></gauges>)", tail},
+     4, "duplicate gauge name (also at line 3)"},
+    {"gauge_outside_domain", {head2, geometry2, R"(  <gauges interval="0.1">)", R"(    <probe name="P" point="5 0.5"/></gauges>)", tail},
+     4, "<probe point=\"5 0.5\">: outside the domain"},
+    {"gauge_height_outside", {head2, geometry2, R"(  <gauges interval="0.1"><height name="H" x="-3"/></gauges>)", tail},
+     3, "<height> line at -3 lies outside the domain"},
+    {"gauge_unknown_field", {head2, geometry2, R"(  <gauges interval="0.1"><probe name="P" point="0.5 0.5" fields="presure"/></gauges>)", tail},
+     3, "unknown field 'presure'; did you mean 'pressure'?"},
+    {"gauge_height_y_in_2d", {head2, geometry2, R"(  <gauges interval="0.1"><height name="H" x="0.5" y="0.5"/></gauges>)", tail},
+     3, "unknown attribute 'y' of <height>"},
+    {"gauge_front_y_in_2d", {head2, geometry2, R"(  <gauges interval="0.1"><front name="F" direction="+y"/></gauges>)", tail},
+     3, "expected +x, -x, +z or -z"},
+    {"gauge_no_interval", {head2, geometry2, R"(  <gauges><front name="F" direction="+x"/></gauges>)", tail},
+     3, "<gauges> needs the attribute 'interval'"},
+    {"gauge_empty", {head2, geometry2, R"(  <gauges interval="0.1"/>)", tail},
+     3, "needs at least one <height>, <probe> or <front>"},
+    {"gauge_bad_name", {head2, geometry2, R"(  <gauges interval="0.1"><front name="a,b" direction="+x"/></gauges>)", tail},
+     3, "a gauge name is letters, digits"},
     {"unknown_attribute_near", {head2, geometry2, R"(  <run endtime="1"/>)", tail},
      3, "unknown attribute 'endtime' of <run>; did you mean 'endTime'?"},
     {"unknown_attribute_camel", {head2, geometry2, R"(  <neighbours binwidth="0.5"/>)", tail},

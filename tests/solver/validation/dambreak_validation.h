@@ -4,19 +4,22 @@
 /// water column 1 m wide and 2 m high at the left wall of a tank 4 m long, for any backend:
 /// test_dambreak.cpp runs it on the CPU, test_cuda_backend.cpp on the GPU.
 ///
-/// Front position: the largest x of a fluid particle that has at least 3 other fluid particles
-/// within 2·dp (so a detached droplet or a lone particle ahead of the surge does not count),
-/// plus dp/2 (the particle's half spacing: at t = 0 this gives exactly the column width 1 m).
+/// The case is the shipped cases/dambreak2d.xml itself, with a water-like viscosity (Monaghan
+/// α = 0.01, no calibration), and the front is its own `front` gauge (backends/gauges.h: the
+/// farthest fluid particle with a fluid neighbour within 2 dp, plus dp/2), sampled every 5 ms.
 ///
-/// The case is the shipped cases/dambreak2d.xml itself: dp = 0.02 m (50 × 100 particles in the
-/// column), coefh = 1.0, coefSound = 20, Monaghan α = 0.3, Molteni–Colagrossi δ = 0.1.
-/// Why α = 0.3: inviscid WCSPH runs ahead of this experiment, which was slowed in its first
-/// 0.2 s by the gate removal and by bed friction (Colagrossi & Landrini 2003 and most SPH
-/// studies report the same lead). Measured on this solver at dp = 0.02 m: α = 0.01 leads by up
-/// to 16 % (t = 0.27 s), α = 0.1 by up to 12 %, α = 0.3 by up to 8 %; at dp = 0.04 m with
-/// coefh = 1.2, α = 0.1 the lead is at most 7 %. The effective viscosity α·h·c0/8 ≈ 0.09 m²/s
-/// stands in for those losses; the later front speed (t > 0.4 s) matches for every α.
+/// The experiment's clock. The water in the experiment was held by a gate that takes a finite
+/// time to clear the column; the simulation releases it at once. The measured front therefore
+/// lags the simulated one by a start-up delay s: x_measured(t) ≈ x_simulated(t − s). The test
+/// fits s by least mean relative error over the measurements after 0.1 s, within
+/// 0 ≤ s ≤ 0.1 s — a gate opening time (of the order of a tenth of the column's free-fall time
+/// sqrt(2H/g) = 0.64 s at most), far too short to stand in for a wrong front speed: the front
+/// speed itself must match. Points before 0.1 s are where the gate still acts; they are printed,
+/// not checked. Limits after the shift: 3 % mean and 5 % at every point after 0.1 s. The
+/// unshifted errors are printed too (with α = 0.01 the simulated front leads by about 11 %,
+/// as inviscid SPH does against this experiment; the old shipped case hid it with α = 0.3).
 
+#include "backends/gauges.h"
 #include "backends/simulation.h"
 #include "case/case_reader.h"
 
@@ -55,28 +58,6 @@ inline std::vector<Measurement> read_csv(const std::string& path) {
     return rows;
 }
 
-/// Front position (definition at the top of the file).
-inline double front_position(const Snapshot& s, double dp) {
-    std::vector<std::size_t> fluid;
-    for (std::size_t i = 0; i < s.size(); ++i)
-        if (s.type[i] == ParticleType::fluid)
-            fluid.push_back(i);
-    std::sort(fluid.begin(), fluid.end(),
-              [&](std::size_t a, std::size_t b) { return s.position[a][0] > s.position[b][0]; });
-    const double radius2 = 4.0 * dp * dp;
-    for (std::size_t i : fluid) {
-        int neighbours = 0;
-        for (std::size_t j : fluid) {
-            const double dx = s.position[i][0] - s.position[j][0];
-            const double dz = s.position[i][2] - s.position[j][2];
-            neighbours += (j != i && dx * dx + dz * dz < radius2) ? 1 : 0;
-        }
-        if (neighbours >= 3)
-            return s.position[i][0] + 0.5 * dp;
-    }
-    return 0.0;
-}
-
 /// The folder of the validation data: $SLUICE_VALIDATION_DIR if set (e.g. on a machine the
 /// tests were copied to), else the one configured at build time.
 inline std::string validation_dir() {
@@ -85,8 +66,49 @@ inline std::string validation_dir() {
     return SLUICE_VALIDATION_DIR;
 }
 
-/// Runs the dam break on `backend` and checks the front against the measurements (the limits
-/// at the top of this file). Skips when the data are not found.
+/// The fitted start-up delay and the errors (%) it leaves.
+struct ShiftFit {
+    double shift = 0.0; ///< s
+    double mean = 0.0;  ///< mean |error| after 0.1 s, %
+    double max = 0.0;   ///< max |error| after 0.1 s, %
+};
+
+/// Linear interpolation of the sampled front at time t.
+inline double front_at(const std::vector<std::pair<double, double>>& front, double t) {
+    if (t <= front.front().first)
+        return front.front().second;
+    for (std::size_t k = 1; k < front.size(); ++k)
+        if (front[k].first >= t) {
+            const auto [t0, x0] = front[k - 1];
+            const auto [t1, x1] = front[k];
+            return x0 + (x1 - x0) * (t - t0) / (t1 - t0);
+        }
+    return front.back().second;
+}
+
+inline ShiftFit fit_shift(const std::vector<std::pair<double, double>>& front,
+                          const std::vector<Measurement>& measured, double max_shift) {
+    ShiftFit best{0.0, HUGE_VAL, HUGE_VAL};
+    for (double s = 0.0; s <= max_shift + 1e-12; s += 0.001) {
+        ShiftFit f{s, 0.0, 0.0};
+        int n = 0;
+        for (const Measurement& m : measured) {
+            if (m.t <= 0.1)
+                continue;
+            const double e = 100.0 * std::fabs(front_at(front, m.t - s) - m.x) / m.x;
+            f.mean += e;
+            f.max = std::max(f.max, e);
+            ++n;
+        }
+        f.mean /= n;
+        if (f.mean < best.mean)
+            best = f;
+    }
+    return best;
+}
+
+/// Runs the dam break on `backend` and checks its front gauge against the measurements (the
+/// method and limits at the top of this file). Skips when the data are not found.
 inline void check_front_against_koshizuka_oka(Backend backend) {
     const std::string path = validation_dir() + "/dambreak2d_koshizuka_oka_1996.csv";
     if (!std::filesystem::exists(path))
@@ -99,40 +121,50 @@ inline void check_front_against_koshizuka_oka(Backend backend) {
                    measured.end());
     ASSERT_GE(measured.size(), 10u) << "unexpected content in " << path;
 
-    // The shipped default case is the validated one.
+    // The shipped default case is the validated one, with its own front gauge.
     const Case c = read_case(std::string(SLUICE_CASES_DIR) + "/dambreak2d.xml");
-    const double dp = c.dp;
     ASSERT_EQ(c.dimension, 2);
-    ASSERT_EQ(c.fluids.size(), 1u);
-    ASSERT_EQ(c.fluids[0].box.max.x(), 1.0);
-    ASSERT_EQ(c.fluids[0].box.max.z(), 2.0);
+    ASSERT_LE(c.physics.viscosity_value, 0.02) << "the validated case must be water-like";
+    ASSERT_EQ(c.gauges.gauges.size(), 1u);
+    ASSERT_EQ(c.gauges.gauges[0].kind, GaugeKind::front);
     auto sim = make_simulation(c, backend);
-    EXPECT_NEAR(front_position(sim->snapshot(), dp), 1.0, 1e-6);
+    const GaugePlan plan(c, sim->constants().support);
+    auto sample = [&] { return plan.evaluate(sim->sample_gauges(plan.request()))[0]; };
+    EXPECT_NEAR(sample(), 1.0, 1e-6) << "at t = 0 the front is the column's face";
 
-    std::printf("dam break 2D (%s), dp = %.3f m, %llu particles; front vs Koshizuka & Oka (1996)\n"
-                "    t (s)   measured (m)   simulated (m)   error (%%)\n",
-                sim->backend_name().c_str(), dp,
-                static_cast<unsigned long long>(sim->snapshot().size()));
-    std::vector<double> errors;
-    for (const Measurement& m : measured) {
-        while (sim->time() < m.t)
+    std::vector<std::pair<double, double>> front{{0.0, sample()}};
+    const double interval = 0.005;
+    for (int k = 1; k * interval <= 0.6 + 1e-9; ++k) {
+        while (sim->time() < k * interval)
             sim->step();
-        const double x = front_position(sim->snapshot(), dp);
-        errors.push_back(100.0 * (x - m.x) / m.x);
-        std::printf("  %7.4f   %12.3f   %13.3f   %+9.1f\n", m.t, m.x, x, errors.back());
+        front.emplace_back(sim->time(), sample());
     }
-    double mean = 0.0;
-    for (double e : errors) {
-        EXPECT_LE(std::fabs(e), 10.0);
-        mean += std::fabs(e) / static_cast<double>(errors.size());
+    const double max_shift = 0.1;
+    const ShiftFit fit = fit_shift(front, measured, max_shift);
+    std::printf("dam break 2D (%s), dp = %.3f m, alpha = %.3g; front gauge vs Koshizuka & Oka "
+                "(1996)\nfitted start-up delay %.3f s (allowed 0 .. %.1f s)\n"
+                "    t (s)   measured (m)   simulated at t (m)   error (%%)   at t - %.3f s (m)   "
+                "error (%%)\n",
+                sim->backend_name().c_str(), c.dp, c.physics.viscosity_value, fit.shift, max_shift,
+                fit.shift);
+    double unshifted_mean = 0.0;
+    int after = 0;
+    for (const Measurement& m : measured) {
+        const double x0 = front_at(front, m.t), x1 = front_at(front, m.t - fit.shift);
+        const double e0 = 100.0 * (x0 - m.x) / m.x, e1 = 100.0 * (x1 - m.x) / m.x;
+        std::printf("  %7.4f   %12.3f   %18.3f   %+9.1f   %17.3f   %+9.1f%s\n", m.t, m.x, x0, e0,
+                    x1, e1, m.t <= 0.1 ? "   (gate still acting: not checked)" : "");
+        if (m.t > 0.1) {
+            unshifted_mean += std::fabs(e0);
+            ++after;
+            EXPECT_LE(std::fabs(e1), 5.0) << "t = " << m.t;
+        }
     }
-    std::printf("  mean |error| %.1f %%, max |error| %.1f %%; %llu steps, excluded %llu\n", mean,
-                std::fabs(*std::max_element(
-                    errors.begin(), errors.end(),
-                    [](double a, double b) { return std::fabs(a) < std::fabs(b); })),
-                static_cast<unsigned long long>(sim->steps()),
-                static_cast<unsigned long long>(sim->counts().excluded));
-    EXPECT_LE(mean, 5.0);
+    std::printf(
+        "  after 0.1 s: shifted mean |error| %.1f %%, max %.1f %%; unshifted mean %.1f %%\n",
+        fit.mean, fit.max, unshifted_mean / after);
+    EXPECT_LE(fit.mean, 3.0);
+    EXPECT_LT(fit.shift, max_shift) << "the fit hit the end of the allowed range";
 }
 
 } // namespace sluice::test
