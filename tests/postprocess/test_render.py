@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""postprocess/render.py with the real pvbatch on a short sluice run: one frame, the whole
+series, and a picture that is not blank. Exits 77 (ctest: skipped) where ParaView's pvbatch or
+xvfb-run is not installed (Debian: paraview python3-paraview xvfb xauth libgl1-mesa-dri; the
+test set-up, .ci/run, installs them)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+
+SOURCE = os.environ.get("SLUICE_SOURCE_DIR",
+                        os.path.join(os.path.dirname(__file__), "..", ".."))
+SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(SOURCE, "build", "bin", "sluice"))
+SCRIPT = os.path.join(SOURCE, "postprocess", "render.py")
+
+for tool in ("pvbatch", "xvfb-run"):
+    if shutil.which(tool) is None:
+        print(f"SKIP: {tool} not found (install paraview and xvfb to test render.py)")
+        sys.exit(77)
+
+CASE = """<sluice name="splash" dimension="2">
+  <geometry dp="0.05">
+    <fluid min="0 0" max="0.5 0.5"/>
+    <tank min="0 0" max="1 1" faces="bottom left right"/>
+  </geometry>
+  <run endTime="0.1" outputInterval="0.05"/>
+</sluice>
+"""
+
+
+def png_pixels(path):
+    """(width, height, distinct RGB colours) of an 8-bit RGB/RGBA PNG, decoded by hand."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length = int.from_bytes(data[pos:pos + 4], "big")
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height = int.from_bytes(body[:4], "big"), int.from_bytes(body[4:8], "big")
+            channels = {2: 3, 6: 4}[body[9]]
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    colours, prev = set(), bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            c = prev[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        for x in range(0, stride, channels * 7):
+            colours.add(bytes(line[x:x + 3]))
+        prev = line
+    return width, height, len(colours)
+
+
+class Render(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        with open(os.path.join(cls.dir, "splash.xml"), "w") as f:
+            f.write(CASE)
+        r = subprocess.run([SLUICE, "run", "splash.xml", "--backend", "cpu", "--out", "run"],
+                           cwd=cls.dir, capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+        cls.run_dir = os.path.join(cls.dir, "run")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def render(self, *args):
+        env = dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1")
+        return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "pvbatch",
+                               SCRIPT, self.run_dir, *args],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    def test_one_frame_shows_coloured_fluid(self):
+        out = os.path.join(self.dir, "one")
+        r = self.render("--time", "0.05", "--field", "velocity", "--out", out, "--size", "320x240")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        path = os.path.join(out, "splash_velocity_t0.050.png")
+        width, height, colours = png_pixels(path)
+        self.assertEqual((width, height), (320, 240))
+        self.assertGreater(colours, 5, "the picture is blank or one colour")
+
+    def test_whole_series(self):
+        out = os.path.join(self.dir, "all")
+        r = self.render("--all", "--out", out, "--size", "160x120")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(sorted(os.listdir(out)),
+                         ["frame_0000.png", "frame_0001.png", "frame_0002.png"])
+
+
+if __name__ == "__main__":
+    unittest.main()
