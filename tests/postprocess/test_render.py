@@ -91,9 +91,15 @@ class Render(unittest.TestCase):
 
     def render(self, *args):
         env = dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1")
-        return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "pvbatch",
-                               SCRIPT, self.run_dir, *args],
-                              capture_output=True, text=True, env=env, timeout=300)
+        # xvfb-run -a picks a free display by its lock file, which races with other X servers
+        # starting at the same moment: a connection refused then is the harness, not render.py.
+        for attempt in range(3):
+            r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "pvbatch",
+                                SCRIPT, self.run_dir, *args],
+                               capture_output=True, text=True, env=env, timeout=300)
+            if "bad X server connection" not in r.stdout + r.stderr:
+                break
+        return r
 
     def test_one_frame_shows_coloured_fluid(self):
         out = os.path.join(self.dir, "one")

@@ -445,15 +445,20 @@ GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
         gauge_points_.allocate(count, account_);
         gauge_sums_.allocate(count, account_);
         gauge_capacity_ = count;
+        uploaded_gauge_points_.clear();
     }
     if (!front_key_)
         front_key_.allocate(1, account_);
     GaugeResponse out;
     if (count > 0) {
-        std::vector<Vec<D>> points(count);
-        for (std::uint32_t k = 0; k < count; ++k)
-            points[k] = from_array3<D>(request.points[k]);
-        upload(gauge_points_.get(), points, stream_);
+        // The points rarely change (a run samples the same gauges): upload only new ones.
+        if (request.points != uploaded_gauge_points_) {
+            std::vector<Vec<D>> points(count);
+            for (std::uint32_t k = 0; k < count; ++k)
+                points[k] = from_array3<D>(request.points[k]);
+            upload(gauge_points_.get(), points, stream_);
+            uploaded_gauge_points_ = request.points;
+        }
         std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
         const std::vector<GaugeSums<D>> sums = download(gauge_sums_.get(), count, stream_);
         out.sums.resize(count);

@@ -124,6 +124,7 @@ private:
     DeviceArray<GaugeSums<D>> gauge_sums_;
     DeviceArray<std::uint32_t> front_key_;
     std::size_t gauge_capacity_ = 0;
+    std::vector<std::array<float, 3>> uploaded_gauge_points_; ///< what gauge_points_ holds
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
 
     double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
