@@ -28,8 +28,8 @@ GaugePlan::GaugePlan(const Case& c, double support) : dimension_(c.dimension), d
             for (std::size_t k = 0; k < samples; ++k)
                 request_.points.push_back(
                     {static_cast<float>(g.point.x()), static_cast<float>(g.point.y()),
-                     static_cast<float>(line_bottom_ + (static_cast<double>(k) + 0.5) *
-                                                           sample_spacing_)});
+                     static_cast<float>(line_bottom_ +
+                                        (static_cast<double>(k) + 0.5) * sample_spacing_)});
             columns_.push_back({g.name, "m"});
             break;
         case GaugeKind::probe:

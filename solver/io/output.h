@@ -38,11 +38,11 @@ class SnapshotSeriesWriter {
 public:
     /// Creates `directory` (with parents) and removes what a previous run of this case left
     /// there, so a re-run never mixes two series: `<name>.pvd`, `<name>_<digits>.vtp`,
-    /// `<name>_failed.vtp`, `summary.json`, `gauges.csv`, `diagnostics.csv`, its checkpoints `<name>_checkpoint_<digits>.chk`,
-    /// and their leftover temporaries. Other files
-    /// (including other cases' series, e.g. `<name>_other_0000.vtp`) are kept.
-    /// \throws std::invalid_argument when `case_name` is empty or contains '/'.
-    /// \throws std::runtime_error naming the directory when it cannot be created or cleaned.
+    /// `<name>_failed.vtp`, `summary.json`, `gauges.csv`, `diagnostics.csv`, its checkpoints
+    /// `<name>_checkpoint_<digits>.chk`, and their leftover temporaries. Other files (including
+    /// other cases' series, e.g. `<name>_other_0000.vtp`) are kept. \throws std::invalid_argument
+    /// when `case_name` is empty or contains '/'. \throws std::runtime_error naming the directory
+    /// when it cannot be created or cleaned.
     SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name);
 
     /// Continues the series of a restarted run: its first resume_times.size() snapshots (which

@@ -332,8 +332,8 @@ Snapshot CudaSimulation<D>::snapshot() const {
     const std::vector<Vec<D>> position = download(position_.get(), binned_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
     const std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
-    return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(), id.data(),
-                            fluid_);
+    return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(),
+                            id.data(), fluid_);
 }
 
 template <int D>

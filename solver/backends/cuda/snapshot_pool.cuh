@@ -25,9 +25,8 @@ namespace sluice::gpu {
 /// as CpuSimulation::snapshot().
 template <int D>
 Snapshot make_snapshot(double time, std::uint64_t step, double dt, std::uint32_t n,
-                       std::uint32_t active,
-                       const Vec<D>* position, const Float4* motion, const std::uint32_t* id,
-                       const FluidConstants& c) {
+                       std::uint32_t active, const Vec<D>* position, const Float4* motion,
+                       const std::uint32_t* id, const FluidConstants& c) {
     constexpr std::uint32_t none = ~0u;
     std::vector<std::uint32_t> slot(n, none);
     for (std::uint32_t k = 0; k < active; ++k)
@@ -131,8 +130,8 @@ public:
     }
     Snapshot convert(const Slot& s) const {
         SLUICE_CUDA_CHECK(cudaEventSynchronize(s.copied));
-        return make_snapshot<D>(s.time, s.step, s.dt, s.n, s.binned, s.h_position.get(), s.h_motion.get(),
-                                s.h_id.get(), fluid_);
+        return make_snapshot<D>(s.time, s.step, s.dt, s.n, s.binned, s.h_position.get(),
+                                s.h_motion.get(), s.h_id.get(), fluid_);
     }
     cudaStream_t side() const { return side_; }
     std::size_t device_bytes() const { return account_.bytes; }

@@ -388,11 +388,11 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
     std::vector<std::string> keys;
     for (const auto& m : j.items())
         keys.push_back(m.key());
-    EXPECT_EQ(keys, (std::vector<std::string>{
-                        "case", "case_file", "backend", "neighbour_module", "status", "failure",
-                        "particles", "steps", "simulated_time_s", "end_time_s", "wall_time_s",
-                        "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m", "checkpoints",
-                        "restart"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"case", "case_file", "backend", "neighbour_module",
+                                              "status", "failure", "particles", "steps",
+                                              "simulated_time_s", "end_time_s", "wall_time_s",
+                                              "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m",
+                                              "checkpoints", "restart"}));
     EXPECT_EQ(j["case"], s.case_name);
     EXPECT_EQ(j["case_file"], s.case_file);
     EXPECT_EQ(j["backend"], s.backend);
