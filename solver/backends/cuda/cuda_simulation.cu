@@ -438,8 +438,14 @@ float CudaSimulation<D>::front(const GaugeRequest::Front& f, float distance) {
 
 template <int D>
 GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    if (!view_ready_)
-        rebuild(); // t = 0 or a restart: no build yet that the state is ordered by
+    if (!view_ready_) {
+        // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
+        // motion and id into the new order; the positions follow here (in a step the
+        // integration writes them in that order from the sorted copy).
+        rebuild();
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(position_.get(), view_.positions, n_ * sizeof(Vec<D>),
+                                          cudaMemcpyDeviceToDevice, stream_));
+    }
     const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
     if (count > gauge_capacity_) {
         gauge_points_.allocate(count, account_);
