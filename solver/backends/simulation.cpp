@@ -13,6 +13,14 @@ std::future<Snapshot> Simulation::begin_snapshot() {
     return ready.get_future();
 }
 
+void Simulation::begin_gauges(const GaugeRequest& request) {
+    pending_gauges_ = sample_gauges(request);
+}
+
+GaugeResponse Simulation::end_gauges() {
+    return std::move(pending_gauges_);
+}
+
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend) {
     if (backend == Backend::cuda)
         return make_cuda_simulation(c);

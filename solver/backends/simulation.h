@@ -102,6 +102,19 @@ public:
     /// the current state's). Computed where the state lives (on the GPU: one kernel and one
     /// small copy per call); synchronous. Allocates only when a request grows.
     virtual GaugeResponse sample_gauges(const GaugeRequest& request) = 0;
+
+    /// The same, split so that the sample overlaps the next step: begin_gauges() queues the
+    /// work behind the current state (the CUDA backend: kernels and a copy to pinned memory on
+    /// the simulation's stream, no wait) and end_gauges() returns the answer, waiting if need
+    /// be; step() may run in between (it waits for the stream at its end anyway, so the answer
+    /// is then ready for free). One sample in flight at a time. The default computes at once.
+    virtual void begin_gauges(const GaugeRequest& request);
+    virtual GaugeResponse end_gauges();
+
+private:
+    GaugeResponse pending_gauges_; ///< the default begin/end's answer
+
+public:
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
 

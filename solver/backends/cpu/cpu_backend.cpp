@@ -144,6 +144,7 @@ private:
     std::uint64_t steps_ = 0;
     ExclusionLog exclusions_;
     double stage_seconds_[stage_count] = {};
+    double gauge_seconds_ = 0.0; ///< sample_gauges, wall time
 };
 
 template <int D>
@@ -208,6 +209,7 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
     const NeighbourView<D> view = builder_.view();
     const ParticlesView<D> particles{velocity_.data(), density_.data(), pressure_.data(),
                                      type_.data()};
+    StageClock clock(gauge_seconds_);
     GaugeResponse out;
     out.sums.resize(request.points.size());
     std::visit(
@@ -467,7 +469,8 @@ StageTimes CpuSimulation<D>::stage_times() const {
             {"reorder", stage_seconds_[reorder]},
             {"interaction", stage_seconds_[interaction]},
             {"integration", stage_seconds_[integration]},
-            {"checks", stage_seconds_[checks]}};
+            {"checks", stage_seconds_[checks]},
+            {"gauges", gauge_seconds_}};
 }
 
 } // namespace

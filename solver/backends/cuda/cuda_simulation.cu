@@ -119,6 +119,9 @@ CudaSimulation<D>::~CudaSimulation() {
     for (cudaEvent_t e : events_)
         if (e)
             cudaEventDestroy(e);
+    for (cudaEvent_t e : {gauges_begun_, gauges_done_})
+        if (e)
+            cudaEventDestroy(e);
     cudaStreamDestroy(stream_);
 }
 
@@ -381,14 +384,14 @@ struct LaunchGauges {
 };
 
 template <int D>
-struct FindFront {
+struct LaunchFront {
     CudaSimulation<D>* simulation;
     const GaugeRequest::Front* front;
     float distance;
-    float* result;
+    std::uint32_t* d_keys;
     template <class QueryT>
     void operator()(QueryT) const {
-        *result = simulation->template front<QueryT>(*front, distance);
+        simulation->template launch_front<QueryT>(*front, distance, d_keys);
     }
 };
 
@@ -404,40 +407,30 @@ void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count
 
 template <int D>
 template <class QueryT>
-float CudaSimulation<D>::front(const GaugeRequest::Front& f, float distance) {
+void CudaSimulation<D>::launch_front(const GaugeRequest::Front& f, float distance,
+                                     std::uint32_t* d_keys) {
+    // Three kernels, no host decision in between: the farthest fluid particle; the neighbour
+    // test for those within 4 distances of it (the front is almost always there: droplets ahead
+    // of it are few); a full test only if that found none.
     const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
     const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
     const float sign = static_cast<float>(f.sign);
-    auto run = [&](bool test, float threshold) {
-        SLUICE_CUDA_CHECK(cudaMemsetAsync(front_key_.get(), 0, sizeof(std::uint32_t), stream_));
-        if (test)
-            front_kernel<QueryT, D, true><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
-                view_, particles, axis, sign, threshold, distance * distance, front_key_.get());
-        else
-            front_kernel<QueryT, D, false><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
-                view_, particles, axis, sign, threshold, 0.0f, front_key_.get());
-        SLUICE_CUDA_CHECK_LAUNCH();
-        return download(front_key_.get(), 1, stream_)[0];
-    };
-    // The farthest fluid particle first (no neighbour search); then the neighbour test only for
-    // particles within a window behind it, widened until one passes (droplets ahead are few).
-    const std::uint32_t farthest = run(false, 0.0f);
-    if (farthest == 0)
-        return std::numeric_limits<float>::quiet_NaN();
-    const float x = from_ordered_key(farthest);
-    for (float window = 20.0f * distance; window < 1e30f; window *= 16.0f) {
-        const std::uint32_t key = run(true, x - window);
-        if (key != 0)
-            return sign * from_ordered_key(key);
-        if (window > 1e6f * distance)
-            break;
-    }
-    const std::uint32_t key = run(true, -std::numeric_limits<float>::max());
-    return key != 0 ? sign * from_ordered_key(key) : std::numeric_limits<float>::quiet_NaN();
+    const unsigned blocks = blocks_for(n_, block_size);
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, 3 * sizeof(std::uint32_t), stream_));
+    front_max_kernel<D><<<blocks, block_size, 0, stream_>>>(view_, particles, axis, sign, d_keys);
+    SLUICE_CUDA_CHECK_LAUNCH();
+    front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
+        view_, particles, axis, sign, 4.0f * distance, distance * distance, d_keys, d_keys + 1,
+        false, d_keys + 1);
+    SLUICE_CUDA_CHECK_LAUNCH();
+    front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
+        view_, particles, axis, sign, 0.0f, distance * distance, d_keys, d_keys + 1, true,
+        d_keys + 2);
+    SLUICE_CUDA_CHECK_LAUNCH();
 }
 
 template <int D>
-GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
+void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
     if (!view_ready_) {
         // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
         // motion and id into the new order; the positions follow here (in a step the
@@ -447,38 +440,78 @@ GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
                                           cudaMemcpyDeviceToDevice, stream_));
     }
     const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
-    if (count > gauge_capacity_) {
+    const std::size_t fronts = request.fronts.size();
+    if (!gauges_begun_) {
+        SLUICE_CUDA_CHECK(cudaEventCreate(&gauges_begun_));
+        SLUICE_CUDA_CHECK(cudaEventCreate(&gauges_done_));
+    }
+    if (count > gauge_capacity_) { // grown on demand, never in a step
         gauge_points_.allocate(count, account_);
         gauge_sums_.allocate(count, account_);
+        h_gauge_sums_.allocate(count);
         gauge_capacity_ = count;
         uploaded_gauge_points_.clear();
     }
-    if (!front_key_)
-        front_key_.allocate(1, account_);
-    GaugeResponse out;
-    if (count > 0) {
-        // The points rarely change (a run samples the same gauges): upload only new ones.
-        if (request.points != uploaded_gauge_points_) {
-            std::vector<Vec<D>> points(count);
-            for (std::uint32_t k = 0; k < count; ++k)
-                points[k] = from_array3<D>(request.points[k]);
-            upload(gauge_points_.get(), points, stream_);
-            uploaded_gauge_points_ = request.points;
-        }
-        std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
-        const std::vector<GaugeSums<D>> sums = download(gauge_sums_.get(), count, stream_);
-        out.sums.resize(count);
-        for (std::uint32_t k = 0; k < count; ++k) {
-            const std::array<float, 3> v = to_array3(sums[k].w_velocity);
-            out.sums[k] = {sums[k].w, sums[k].w_density, sums[k].w_pressure, v[0], v[1], v[2]};
-        }
+    if (fronts > front_capacity_ || !front_keys_) {
+        front_keys_.allocate(3 * std::max<std::size_t>(fronts, 1), account_);
+        h_front_keys_.allocate(3 * std::max<std::size_t>(fronts, 1));
+        front_capacity_ = fronts;
     }
-    for (const GaugeRequest::Front& f : request.fronts) {
-        float result = 0.0f;
-        std::visit(FindFront<D>{this, &f, request.front_neighbour_distance, &result}, query_);
-        out.fronts.push_back(result);
+    // The points rarely change (a run samples the same gauges): upload only new ones.
+    if (count > 0 && request.points != uploaded_gauge_points_) {
+        std::vector<Vec<D>> points(count);
+        for (std::uint32_t k = 0; k < count; ++k)
+            points[k] = from_array3<D>(request.points[k]);
+        upload(gauge_points_.get(), points, stream_);
+        uploaded_gauge_points_ = request.points;
+    }
+    SLUICE_CUDA_CHECK(cudaEventRecord(gauges_begun_, stream_));
+    if (count > 0) {
+        std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_gauge_sums_.get(), gauge_sums_.get(),
+                                          count * sizeof(GaugeSums<D>), cudaMemcpyDeviceToHost,
+                                          stream_));
+    }
+    for (std::size_t f = 0; f < fronts; ++f)
+        std::visit(LaunchFront<D>{this, &request.fronts[f], request.front_neighbour_distance,
+                                  front_keys_.get() + 3 * f},
+                   query_);
+    if (fronts > 0)
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_front_keys_.get(), front_keys_.get(),
+                                          3 * fronts * sizeof(std::uint32_t),
+                                          cudaMemcpyDeviceToHost, stream_));
+    SLUICE_CUDA_CHECK(cudaEventRecord(gauges_done_, stream_));
+    pending_points_ = count;
+    pending_fronts_ = request.fronts;
+}
+
+template <int D>
+GaugeResponse CudaSimulation<D>::end_gauges() {
+    SLUICE_CUDA_CHECK(cudaEventSynchronize(gauges_done_));
+    float ms = 0.0f;
+    SLUICE_CUDA_CHECK(cudaEventElapsedTime(&ms, gauges_begun_, gauges_done_));
+    gauge_seconds_ += 1e-3 * ms;
+    GaugeResponse out;
+    out.sums.resize(pending_points_);
+    for (std::uint32_t k = 0; k < pending_points_; ++k) {
+        const GaugeSums<D>& s = h_gauge_sums_.get()[k];
+        const std::array<float, 3> v = to_array3(s.w_velocity);
+        out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
+    }
+    for (std::size_t f = 0; f < pending_fronts_.size(); ++f) {
+        const std::uint32_t* keys = h_front_keys_.get() + 3 * f;
+        const std::uint32_t key = keys[1] != 0 ? keys[1] : keys[2];
+        out.fronts.push_back(key != 0 ? static_cast<float>(pending_fronts_[f].sign) *
+                                            from_ordered_key(key)
+                                      : std::numeric_limits<float>::quiet_NaN());
     }
     return out;
+}
+
+template <int D>
+GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
+    begin_gauges(request);
+    return end_gauges();
 }
 
 template <int D>
@@ -521,7 +554,8 @@ StageTimes CudaSimulation<D>::stage_times() const {
             {"reorder", stage_seconds_[reorder]},
             {"interaction", stage_seconds_[interaction]},
             {"integration", stage_seconds_[integration]},
-            {"checks", stage_seconds_[checks]}};
+            {"checks", stage_seconds_[checks]},
+            {"gauges", gauge_seconds_}};
 }
 
 template <int D>

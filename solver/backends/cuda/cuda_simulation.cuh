@@ -48,6 +48,8 @@ public:
     std::vector<Exclusion> take_exclusions() override;
     SimulationState save_state() const override;
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
+    void begin_gauges(const GaugeRequest& request) override;
+    GaugeResponse end_gauges() override;
 
     std::size_t device_bytes() const override;
     std::uint64_t device_allocations() const override {
@@ -63,7 +65,7 @@ public:
     template <class QueryT, class KernelT>
     void launch_gauges(const KernelT& kernel, std::uint32_t count);
     template <class QueryT>
-    float front(const GaugeRequest::Front& f, float distance);
+    void launch_front(const GaugeRequest::Front& f, float distance, std::uint32_t* d_keys);
 
 private:
     enum Stage { construction, reorder, interaction, integration, checks, stage_count };
@@ -122,8 +124,14 @@ private:
     // gauges: query points and their sums (grown on demand, never in a step), a key for fronts
     DeviceArray<Vec<D>> gauge_points_;
     DeviceArray<GaugeSums<D>> gauge_sums_;
-    DeviceArray<std::uint32_t> front_key_;
-    std::size_t gauge_capacity_ = 0;
+    DeviceArray<std::uint32_t> front_keys_; ///< 3 per front: farthest, windowed, fallback
+    PinnedArray<GaugeSums<D>> h_gauge_sums_;
+    PinnedArray<std::uint32_t> h_front_keys_;
+    std::size_t gauge_capacity_ = 0, front_capacity_ = 0;
+    cudaEvent_t gauges_begun_ = nullptr, gauges_done_ = nullptr;
+    std::uint32_t pending_points_ = 0;
+    std::vector<GaugeRequest::Front> pending_fronts_;
+    double gauge_seconds_ = 0.0; ///< device time of the gauge kernels (a stage of its own)
     std::vector<std::array<float, 3>> uploaded_gauge_points_; ///< what gauge_points_ holds
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
 

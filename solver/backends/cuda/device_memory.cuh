@@ -68,6 +68,10 @@ public:
     PinnedArray(const PinnedArray&) = delete;
     PinnedArray& operator=(const PinnedArray&) = delete;
     void allocate(std::size_t count) {
+        if (ptr_) { // regrowth: the old contents are not kept
+            cudaFreeHost(ptr_);
+            ptr_ = nullptr;
+        }
         void* p = nullptr;
         SLUICE_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(count, 1) * sizeof(T)));
         ptr_ = static_cast<T*>(p);

@@ -273,29 +273,48 @@ __global__ void __launch_bounds__(interaction_block)
     sums[k] = visitor.sums;
 }
 
-/// The largest ordered_key(sign·x_axis) of the binned fluid particles, or, with a neighbour
-/// test (QueryT), of those at or above `threshold` that have another fluid particle within
-/// sqrt(limit2). One atomicMax per warp.
-template <class QueryT, int D, bool TestT>
+/// The largest ordered_key(sign·x_axis) of the binned fluid particles into *key (0: none).
+/// One atomicMax per warp.
+template <int D>
 __global__ void __launch_bounds__(block_size)
-    front_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
-                 float threshold, float limit2, std::uint32_t* __restrict__ key) {
+    front_max_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
+                     std::uint32_t* __restrict__ key) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
+    std::uint32_t mine = 0;
+    if (i < binned && particles.motion(i).fluid)
+        mine = ordered_key(sign * detail::load_position(view.positions + i)[axis]);
+    for (int offset = 16; offset > 0; offset /= 2)
+        mine = max(mine, __shfl_down_sync(0xffffffffu, mine, offset));
+    if ((threadIdx.x & 31) == 0 && mine != 0)
+        atomicMax(key, mine);
+}
+
+/// The front search without the host: the largest key among fluid particles that have another
+/// fluid particle within sqrt(limit2), looking only at those within `window` of the farthest
+/// one (*farthest, from front_max_kernel). With `fallback`, a second pass that runs only when
+/// the windowed one found none (*windowed == 0) and looks at every particle.
+template <class QueryT, int D>
+__global__ void __launch_bounds__(block_size)
+    front_test_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
+                      float window, float limit2, const std::uint32_t* __restrict__ farthest,
+                      const std::uint32_t* __restrict__ windowed, bool fallback,
+                      std::uint32_t* __restrict__ key) {
+    if (*farthest == 0 || (fallback && *windowed != 0))
+        return;
+    const float threshold = fallback ? -3.0e38f : from_ordered_key(*farthest) - window;
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
     std::uint32_t mine = 0;
     if (i < binned && particles.motion(i).fluid) {
-        const float x = sign * detail::load_position(view.positions + i)[axis];
-        bool counts = true;
-        if constexpr (TestT) {
-            counts = x >= threshold;
-            if (counts) {
-                FluidNeighbourVisitor<D, PackedParticlesView<D>> test{particles, i, limit2};
-                for_each_neighbour<QueryT>(view, detail::load_position(view.positions + i), test);
-                counts = test.found;
-            }
+        const Vec<D> x = detail::load_position(view.positions + i);
+        const float along = sign * x[axis];
+        if (along >= threshold) {
+            FluidNeighbourVisitor<D, PackedParticlesView<D>> test{particles, i, limit2};
+            for_each_neighbour<QueryT>(view, x, test);
+            if (test.found)
+                mine = ordered_key(along);
         }
-        if (counts)
-            mine = ordered_key(x);
     }
     for (int offset = 16; offset > 0; offset /= 2)
         mine = max(mine, __shfl_down_sync(0xffffffffu, mine, offset));

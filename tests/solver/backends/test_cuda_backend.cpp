@@ -332,7 +332,7 @@ Gauges dam_break_gauges(int dimension, double width, double depth) {
 TEST(CudaBackend, GaugesAgreeWithCpu) {
     SKIP_WITHOUT_CUDA_DEVICE();
     // The same query points through both backends' neighbour structures: values agree as the
-    // states do (1e-3 dp in position), i.e. to a small fraction of their own scale.
+    // states do (1e-3 dp in position, 1e-4·ρ0 in density, so c0²·1e-4·ρ0 in pressure).
     Case two = test::dambreak_case(0.04);
     two.gauges = dam_break_gauges(2, 4.0, 0.0);
     Case three = dambreak_3d(0.02);
@@ -346,7 +346,9 @@ TEST(CudaBackend, GaugesAgreeWithCpu) {
                 const std::vector<double> a = plan.evaluate(cpu->sample_gauges(plan.request()));
                 const std::vector<double> b = plan.evaluate(gpu->sample_gauges(plan.request()));
                 ASSERT_EQ(a.size(), b.size());
-                const double p_scale = 1000.0 * g * 0.2, v_scale = std::sqrt(g * 0.2);
+                // Pressure is c0²·Δρ: the density agreement (1e-4·ρ0 over 1e-3, below) times c0².
+                const double c0 = cpu->constants().speed_of_sound;
+                const double p_scale = 1e-1 * c0 * c0 * 1000.0, v_scale = std::sqrt(g * 0.2);
                 for (std::size_t i = 0; i < a.size(); ++i) {
                     const std::string& unit = plan.columns()[i].unit;
                     const double scale = unit == "m"     ? c->dp
