@@ -45,7 +45,49 @@ BuildResult<D> run_cpu(const ModuleParam& p, const Input<D>& in, const GridSpec<
     return r;
 }
 
+/// As run_cpu, with for_each_neighbour_shared: every lane's visits together are the set.
+template <int D>
+BuildResult<D> run_cpu_shared(const ModuleParam& p, const Input<D>& in, const GridSpec<D>& grid,
+                              OutsidePolicy policy, std::uint32_t lanes) {
+    BuildResult<D> r = run_cpu<D>(p, in, grid, policy);
+    CpuNeighbourBuilder<D> builder(p.construction);
+    const auto n = static_cast<std::uint32_t>(in.positions.size());
+    builder.build(in.positions.data(), n, grid, in.radius, policy);
+    const NeighbourView<D> view = builder.view();
+    for (std::uint32_t k = 0; k < n; ++k) {
+        std::vector<std::uint32_t>& set = r.sets[r.permutation[k]];
+        set.clear();
+        CollectVisitor<D> visit{&r.permutation, &set};
+        for (std::uint32_t lane = 0; lane < lanes; ++lane)
+            std::visit(
+                [&](auto query) {
+                    for_each_neighbour_shared<decltype(query)>(view, r.sorted[k], lane, lanes,
+                                                               visit);
+                },
+                p.query);
+        std::sort(set.begin(), set.end()); // a neighbour visited twice would stay a duplicate
+    }
+    return r;
+}
+
 class CpuModules : public testing::TestWithParam<ModuleParam> {};
+
+TEST_P(CpuModules, SharedQueryMatchesBruteForceOnAdversarialInputs) {
+    const ModuleParam p = GetParam();
+    for (const std::uint32_t lanes : {1u, 3u, 32u}) {
+        SCOPED_TRACE("lanes " + std::to_string(lanes));
+        if (p.dim == 2)
+            check_module_on_adversarial_inputs<2>(
+                p, [&](const auto& in, const auto& grid, OutsidePolicy policy) {
+                    return run_cpu_shared<2>(p, in, grid, policy, lanes);
+                });
+        else
+            check_module_on_adversarial_inputs<3>(
+                p, [&](const auto& in, const auto& grid, OutsidePolicy policy) {
+                    return run_cpu_shared<3>(p, in, grid, policy, lanes);
+                });
+    }
+}
 
 TEST_P(CpuModules, MatchesBruteForceOnAdversarialInputs) {
     const ModuleParam p = GetParam();

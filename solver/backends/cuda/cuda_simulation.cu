@@ -409,24 +409,24 @@ template <int D>
 template <class QueryT>
 void CudaSimulation<D>::launch_front(const GaugeRequest::Front& f, float distance,
                                      std::uint32_t* d_keys) {
-    // Three kernels, no host decision in between: the farthest fluid particle; the neighbour
-    // test for those within 4 distances of it (the front is almost always there: droplets ahead
-    // of it are few); a full test only if that found none.
+    // No host decision in between: the farthest fluid particle; then the neighbour test for
+    // those within one distance of it, 16 distances, and every particle, each pass only if the
+    // narrower ones found none (the front is almost always within the first: droplets ahead
+    // of it are few). Keys: [0] farthest, [1..3] the passes.
     const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
     const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
     const float sign = static_cast<float>(f.sign);
     const unsigned blocks = blocks_for(n_, block_size);
-    SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, 3 * sizeof(std::uint32_t), stream_));
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), stream_));
     front_max_kernel<D><<<blocks, block_size, 0, stream_>>>(view_, particles, axis, sign, d_keys);
     SLUICE_CUDA_CHECK_LAUNCH();
-    front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
-        view_, particles, axis, sign, 4.0f * distance, distance * distance, d_keys, d_keys + 1,
-        false, d_keys + 1);
-    SLUICE_CUDA_CHECK_LAUNCH();
-    front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
-        view_, particles, axis, sign, 0.0f, distance * distance, d_keys, d_keys + 1, true,
-        d_keys + 2);
-    SLUICE_CUDA_CHECK_LAUNCH();
+    const float windows[3] = {distance, 16.0f * distance, -1.0f};
+    for (int pass = 0; pass < 3; ++pass) {
+        front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
+            view_, particles, axis, sign, windows[pass], distance * distance, d_keys, d_keys + 1,
+            pass, d_keys + 1 + pass);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
 }
 
 template <int D>
@@ -453,8 +453,8 @@ void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
         uploaded_gauge_points_.clear();
     }
     if (fronts > front_capacity_ || !front_keys_) {
-        front_keys_.allocate(3 * std::max<std::size_t>(fronts, 1), account_);
-        h_front_keys_.allocate(3 * std::max<std::size_t>(fronts, 1));
+        front_keys_.allocate(front_keys * std::max<std::size_t>(fronts, 1), account_);
+        h_front_keys_.allocate(front_keys * std::max<std::size_t>(fronts, 1));
         front_capacity_ = fronts;
     }
     // The points rarely change (a run samples the same gauges): upload only new ones.
@@ -474,11 +474,11 @@ void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
     }
     for (std::size_t f = 0; f < fronts; ++f)
         std::visit(LaunchFront<D>{this, &request.fronts[f], request.front_neighbour_distance,
-                                  front_keys_.get() + 3 * f},
+                                  front_keys_.get() + front_keys * f},
                    query_);
     if (fronts > 0)
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_front_keys_.get(), front_keys_.get(),
-                                          3 * fronts * sizeof(std::uint32_t),
+                                          front_keys * fronts * sizeof(std::uint32_t),
                                           cudaMemcpyDeviceToHost, stream_));
     SLUICE_CUDA_CHECK(cudaEventRecord(gauges_done_, stream_));
     pending_points_ = count;
@@ -499,8 +499,8 @@ GaugeResponse CudaSimulation<D>::end_gauges() {
         out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
     }
     for (std::size_t f = 0; f < pending_fronts_.size(); ++f) {
-        const std::uint32_t* keys = h_front_keys_.get() + 3 * f;
-        const std::uint32_t key = keys[1] != 0 ? keys[1] : keys[2];
+        const std::uint32_t* keys = h_front_keys_.get() + front_keys * f;
+        const std::uint32_t key = keys[1] != 0 ? keys[1] : keys[2] != 0 ? keys[2] : keys[3];
         out.fronts.push_back(key != 0 ? static_cast<float>(pending_fronts_[f].sign) *
                                             from_ordered_key(key)
                                       : std::numeric_limits<float>::quiet_NaN());

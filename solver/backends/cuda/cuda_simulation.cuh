@@ -124,7 +124,8 @@ private:
     // gauges: query points and their sums (grown on demand, never in a step), a key for fronts
     DeviceArray<Vec<D>> gauge_points_;
     DeviceArray<GaugeSums<D>> gauge_sums_;
-    DeviceArray<std::uint32_t> front_keys_; ///< 3 per front: farthest, windowed, fallback
+    static constexpr int front_keys = 4; ///< per front: farthest, then three passes' results
+    DeviceArray<std::uint32_t> front_keys_;
     PinnedArray<GaugeSums<D>> h_gauge_sums_;
     PinnedArray<std::uint32_t> h_front_keys_;
     std::size_t gauge_capacity_ = 0, front_capacity_ = 0;

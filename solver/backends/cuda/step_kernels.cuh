@@ -259,18 +259,32 @@ __global__ void count_neighbours_kernel(NeighbourView<D> view,
     counts_by_id[id[permutation[k]]] = visitor.count;
 }
 
-/// Gauge sums at query points (physics/gauges.h), one thread per point.
+/// Gauge sums at query points (physics/gauges.h), one warp per point: the lanes share the
+/// point's candidates (for_each_neighbour_shared) and their sums are added by shuffles. A few
+/// thousand points one thread each would leave the GPU idle, every thread waiting on its own
+/// chain of loads.
 template <class QueryT, int D, class KernelT>
 __global__ void __launch_bounds__(interaction_block)
     gauge_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, KernelT kernel,
                  FluidConstants c, const Vec<D>* __restrict__ points, std::uint32_t count,
                  GaugeSums<D>* __restrict__ sums) {
-    const std::uint32_t k = blockIdx.x * interaction_block + threadIdx.x;
-    if (k >= count)
+    const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
+    const std::uint32_t lane = threadIdx.x & 31;
+    if (k >= count) // whole warps leave together: count is per warp
         return;
     GaugeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
-    for_each_neighbour<QueryT>(view, points[k], visitor);
-    sums[k] = visitor.sums;
+    for_each_neighbour_shared<QueryT>(view, points[k], lane, 32u, visitor);
+    GaugeSums<D> s = visitor.sums;
+    for (int offset = 16; offset > 0; offset /= 2) {
+        s.w += __shfl_down_sync(0xffffffffu, s.w, offset);
+        s.w_density += __shfl_down_sync(0xffffffffu, s.w_density, offset);
+        s.w_pressure += __shfl_down_sync(0xffffffffu, s.w_pressure, offset);
+        SLUICE_UNROLL
+        for (int a = 0; a < D; ++a)
+            s.w_velocity[a] += __shfl_down_sync(0xffffffffu, s.w_velocity[a], offset);
+    }
+    if (lane == 0)
+        sums[k] = s;
 }
 
 /// The largest ordered_key(sign·x_axis) of the binned fluid particles into *key (0: none).
@@ -292,17 +306,21 @@ __global__ void __launch_bounds__(block_size)
 
 /// The front search without the host: the largest key among fluid particles that have another
 /// fluid particle within sqrt(limit2), looking only at those within `window` of the farthest
-/// one (*farthest, from front_max_kernel). With `fallback`, a second pass that runs only when
-/// the windowed one found none (*windowed == 0) and looks at every particle.
+/// one (*farthest, from front_max_kernel; a negative window: every particle). It runs only if
+/// no earlier, narrower pass found one (every `earlier` key is 0), so in the usual case the
+/// first pass, one spacing wide, decides and the wider ones return at once.
 template <class QueryT, int D>
 __global__ void __launch_bounds__(block_size)
     front_test_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
                       float window, float limit2, const std::uint32_t* __restrict__ farthest,
-                      const std::uint32_t* __restrict__ windowed, bool fallback,
+                      const std::uint32_t* __restrict__ earlier, int earlier_count,
                       std::uint32_t* __restrict__ key) {
-    if (*farthest == 0 || (fallback && *windowed != 0))
+    if (*farthest == 0)
         return;
-    const float threshold = fallback ? -3.0e38f : from_ordered_key(*farthest) - window;
+    for (int e = 0; e < earlier_count; ++e)
+        if (earlier[e] != 0)
+            return;
+    const float threshold = window < 0.0f ? -3.0e38f : from_ordered_key(*farthest) - window;
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
     std::uint32_t mine = 0;

@@ -101,7 +101,7 @@ inline void check_initial_state_and_bookkeeping(Backend backend, const std::stri
     }
     EXPECT_GT(total, 0.0);
     EXPECT_EQ(stages, (std::set<std::string>{"construction", "reorder", "interaction",
-                                             "integration", "checks"}));
+                                             "integration", "checks", "gauges"}));
     EXPECT_GT(sim->last_dt(), 0.0);
     EXPECT_NEAR(sim->time(), sim->last_dt(), 1e-15);
 }
