@@ -399,8 +399,9 @@ template <int D>
 template <class QueryT, class KernelT>
 void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count) {
     const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
+    // A warp per point.
     gauge_kernel<QueryT, D, KernelT>
-        <<<blocks_for(count, interaction_block), interaction_block, 0, stream_>>>(
+        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
             view_, particles, kernel, fluid_, gauge_points_.get(), count, gauge_sums_.get());
     SLUICE_CUDA_CHECK_LAUNCH();
 }
