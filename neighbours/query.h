@@ -105,20 +105,6 @@ SLUICE_HD SLUICE_INLINE void visit_range(const NeighbourView<D>& view, const Vec
     }
 }
 
-/// As visit_range for one of `lanes` cooperating threads: candidates begin + lane,
-/// begin + lane + lanes, … (lanes ≥ 1, lane < lanes).
-template <int D, class VisitorT>
-SLUICE_HD SLUICE_INLINE void
-visit_range_shared(const NeighbourView<D>& view, const Vec<D>& x, std::uint32_t begin,
-                   std::uint32_t end, std::uint32_t lane, std::uint32_t lanes, VisitorT& visitor) {
-    for (std::uint32_t j = begin + lane; j < end; j += lanes) {
-        const Vec<D> rij = x - load_position(view.positions + j);
-        const float r2 = neighbour_distance2(rij);
-        if (r2 < view.radius2)
-            visitor(j, rij, r2);
-    }
-}
-
 /// Visits bins lo_x..hi_x of the row whose first bin is row_start.
 template <class QueryT, int D, class VisitorT>
 SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D>& x,
@@ -143,11 +129,21 @@ SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D
     }
 }
 
-/// The ranges a query at x reads, as for_each_neighbour walks them (strips: a row is one range;
-/// moore: a bin is one): calls range(begin, end) for each.
-template <class QueryT, int D, class RangeT>
-SLUICE_HD SLUICE_INLINE void for_each_candidate_range(const NeighbourView<D>& view, const Vec<D>& x,
-                                                      RangeT& range) {
+} // namespace detail
+
+/// for_each_neighbour shared by `lanes` cooperating threads (e.g. a warp): the block's rows of
+/// bins are dealt out round-robin, and the thread `lane` visits the rows r with
+/// r mod lanes = lane exactly as for_each_neighbour does. A neighbour lies in one row, so the
+/// lanes together visit every neighbour of x exactly once, each by one lane; combine the
+/// lanes' visitors afterwards (a warp reduction). For few query points (gauges), where one
+/// thread per point walks its rows one after the other and leaves most of a GPU idle.
+template <class QueryT, int D, class VisitorT>
+SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& view,
+                                                       const Vec<D>& x, std::uint32_t lane,
+                                                       std::uint32_t lanes, VisitorT& visitor) {
+    static_assert(std::is_invocable_v<VisitorT&, std::uint32_t, const Vec<D>&, float>,
+                  "a neighbour visitor must be callable as visitor(std::uint32_t j, "
+                  "const Vec<D>& rij, float r2)");
     int lo[D], hi[D];
     SLUICE_UNROLL
     for (int k = 0; k < D; ++k) {
@@ -156,52 +152,14 @@ SLUICE_HD SLUICE_INLINE void for_each_candidate_range(const NeighbourView<D>& vi
     }
     const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
     const std::uint32_t ny = D == 3 ? static_cast<std::uint32_t>(view.grid.dims[1]) : 1u;
-    const int z_axis = D - 1;
-    for (int bz = lo[z_axis]; bz <= hi[z_axis]; ++bz)
-        for (int by = D == 3 ? lo[1] : 0; by <= (D == 3 ? hi[1] : 0); ++by) {
-            const std::uint32_t* row =
-                view.pbm +
-                (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx;
-            if constexpr (std::is_same_v<QueryT, StripsQuery>) {
-                range(load_pbm(row + lo[0]), load_pbm(row + hi[0] + 1));
-            } else {
-                std::uint32_t begin = load_pbm(row + lo[0]);
-                for (int bx = lo[0]; bx <= hi[0]; ++bx) {
-                    const std::uint32_t end = load_pbm(row + bx + 1);
-                    range(begin, end);
-                    begin = end;
-                }
-            }
-        }
-}
-
-template <int D, class VisitorT>
-struct SharedRange {
-    const NeighbourView<D>& view;
-    const Vec<D>& x;
-    std::uint32_t lane, lanes;
-    VisitorT& visitor;
-    SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t begin, std::uint32_t end) {
-        visit_range_shared(view, x, begin, end, lane, lanes, visitor);
+    const int y_lo = D == 3 ? lo[1] : 0, y_hi = D == 3 ? hi[1] : 0;
+    const int rows_y = y_hi - y_lo + 1;
+    const int rows = rows_y * (hi[D - 1] - lo[D - 1] + 1);
+    for (int r = static_cast<int>(lane); r < rows; r += static_cast<int>(lanes)) {
+        const std::uint32_t bz = static_cast<std::uint32_t>(lo[D - 1] + r / rows_y);
+        const std::uint32_t by = static_cast<std::uint32_t>(y_lo + r % rows_y);
+        detail::visit_row<QueryT>(view, x, (bz * ny + by) * nx, lo[0], hi[0], visitor);
     }
-};
-
-} // namespace detail
-
-/// for_each_neighbour shared by `lanes` cooperating threads (e.g. a warp): the thread `lane`
-/// calls its visitor for the neighbours at positions lane, lane + lanes, … of every range the
-/// query reads, so the lanes together visit every neighbour of x exactly once, each neighbour
-/// by one lane. Combine the lanes' visitors afterwards (a warp reduction). For few query points
-/// (gauges), where one thread per point would leave most of a GPU idle and wait on memory.
-template <class QueryT, int D, class VisitorT>
-SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& view,
-                                                       const Vec<D>& x, std::uint32_t lane,
-                                                       std::uint32_t lanes, VisitorT& visitor) {
-    static_assert(std::is_invocable_v<VisitorT&, std::uint32_t, const Vec<D>&, float>,
-                  "a neighbour visitor must be callable as visitor(std::uint32_t j, "
-                  "const Vec<D>& rij, float r2)");
-    detail::SharedRange<D, VisitorT> range{view, x, lane, lanes, visitor};
-    detail::for_each_candidate_range<QueryT>(view, x, range);
 }
 
 /// Calls visitor(j, rij, r2) once for every particle j in the view with

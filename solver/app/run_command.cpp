@@ -3,6 +3,7 @@
 #include "app/command_line.h"
 
 #include "app/cli_progress.h"
+#include "app/gauge_rows.h"
 #include "app/preflight.h"
 #include "backends/gauges.h"
 #include "io/async_output.h"
@@ -150,6 +151,7 @@ int run_command(const Options& o) {
     // gauges.csv: sampled every <gauges interval> on the backend, written as the run goes.
     std::unique_ptr<GaugePlan> gauge_plan;
     std::unique_ptr<CsvSeries> gauge_csv;
+    std::unique_ptr<GaugeRowWriter> gauge_rows; // after what it writes to: destroyed first
     double gauge_seconds = 0.0;
     std::uint64_t next_gauge = 0;
     if (c.gauges.interval > 0.0) {
@@ -167,6 +169,7 @@ int run_command(const Options& o) {
         }
         gauge_csv =
             std::make_unique<CsvSeries>(output_dir / "gauges.csv", comments, names, resume_after);
+        gauge_rows = std::make_unique<GaugeRowWriter>(*gauge_plan, *gauge_csv);
         next_gauge = restart ? static_cast<std::uint64_t>(
                                    std::floor(sim->time() / c.gauges.interval * (1.0 + 1e-12))) +
                                    1
@@ -175,19 +178,26 @@ int run_command(const Options& o) {
     // A gauge row is begun after the step that reaches its time and written after the next
     // step (the backend's work overlaps it), or before anything that must see it on disk.
     std::optional<double> pending_gauge_time;
-    auto finish_gauges = [&] {
+    // The row itself is evaluated and written by gauge_rows' thread.
+    auto collect_gauges = [&] {
         if (!pending_gauge_time)
             return;
         const auto t0 = std::chrono::steady_clock::now();
-        gauge_csv->write(*pending_gauge_time, gauge_plan->evaluate(sim->end_gauges()));
+        gauge_rows->submit(*pending_gauge_time, sim->end_gauges());
         pending_gauge_time.reset();
         gauge_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
+    // Every row so far on disk (before a checkpoint, at the end of the run).
+    auto finish_gauges = [&] {
+        collect_gauges();
+        if (gauge_rows)
+            gauge_rows->flush();
+    };
     auto sample_gauges = [&] {
         if (!gauge_plan)
             return;
-        finish_gauges();
+        collect_gauges();
         const double slack_g = 1e-6 * c.gauges.interval;
         if (sim->time() + slack_g < static_cast<double>(next_gauge) * c.gauges.interval)
             return;

@@ -1,0 +1,46 @@
+#pragma once
+/// \file gauge_rows.h
+/// gauges.csv rows finished off the stepping thread: a sample's raw sums are handed over and a
+/// writer thread turns them into values (GaugePlan::evaluate) and writes the row, in order.
+/// With gauges sampled every step this keeps the CSV formatting and the write out of the step.
+
+#include "backends/gauges.h"
+#include "io/csv_series.h"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace sluice {
+
+class GaugeRowWriter {
+public:
+    /// Both must outlive the writer.
+    GaugeRowWriter(const GaugePlan& plan, CsvSeries& csv);
+    ~GaugeRowWriter(); ///< writes what is queued, then stops
+    GaugeRowWriter(const GaugeRowWriter&) = delete;
+    GaugeRowWriter& operator=(const GaugeRowWriter&) = delete;
+
+    /// Queues the row of time t (s); blocks while 256 rows wait (a slow disk slows the run).
+    void submit(double t, GaugeResponse response);
+    /// Returns once every submitted row is written.
+    /// \throws what writing a row threw (e.g. a full disk), once.
+    void flush();
+
+private:
+    void run();
+
+    const GaugePlan& plan_;
+    CsvSeries& csv_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::pair<double, GaugeResponse>> queue_;
+    bool busy_ = false, stop_ = false;
+    std::exception_ptr error_;
+    std::thread thread_;
+};
+
+} // namespace sluice
