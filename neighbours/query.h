@@ -129,6 +129,17 @@ SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D
     }
 }
 
+/// The block of bins a query at x visits: floor((x−R)/w) .. floor((x+R)/w) per axis, clamped.
+template <int D>
+SLUICE_HD SLUICE_INLINE void query_block(const NeighbourView<D>& view, const Vec<D>& x,
+                                         int (&lo)[D], int (&hi)[D]) {
+    SLUICE_UNROLL
+    for (int k = 0; k < D; ++k) {
+        lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
+        hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
+    }
+}
+
 } // namespace detail
 
 /// for_each_neighbour shared by `lanes` cooperating threads (e.g. a warp): the block's rows of
@@ -145,11 +156,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& v
                   "a neighbour visitor must be callable as visitor(std::uint32_t j, "
                   "const Vec<D>& rij, float r2)");
     int lo[D], hi[D];
-    SLUICE_UNROLL
-    for (int k = 0; k < D; ++k) {
-        lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
-        hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
-    }
+    detail::query_block(view, x, lo, hi);
     const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
     const std::uint32_t ny = D == 3 ? static_cast<std::uint32_t>(view.grid.dims[1]) : 1u;
     const int y_lo = D == 3 ? lo[1] : 0, y_hi = D == 3 ? hi[1] : 0;
@@ -174,11 +181,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, co
                   "a neighbour visitor must be callable as visitor(std::uint32_t j, "
                   "const Vec<D>& rij, float r2)");
     int lo[D], hi[D];
-    SLUICE_UNROLL
-    for (int k = 0; k < D; ++k) {
-        lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
-        hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
-    }
+    detail::query_block(view, x, lo, hi);
     const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
     if constexpr (D == 2) {
         for (int bz = lo[1]; bz <= hi[1]; ++bz)

@@ -287,6 +287,14 @@ __global__ void __launch_bounds__(interaction_block)
         sums[k] = s;
 }
 
+/// *key = max(*key, the warp's largest `mine`): one atomicMax per warp (0 is "none").
+__device__ __forceinline__ void warp_max_into(std::uint32_t* key, std::uint32_t mine) {
+    for (int offset = 16; offset > 0; offset /= 2)
+        mine = max(mine, __shfl_down_sync(0xffffffffu, mine, offset));
+    if ((threadIdx.x & 31) == 0 && mine != 0)
+        atomicMax(key, mine);
+}
+
 /// The largest ordered_key(sign·x_axis) of the binned fluid particles into *key (0: none).
 /// One atomicMax per warp.
 template <int D>
@@ -298,10 +306,7 @@ __global__ void __launch_bounds__(block_size)
     std::uint32_t mine = 0;
     if (i < binned && particles.motion(i).fluid)
         mine = ordered_key(sign * detail::load_position(view.positions + i)[axis]);
-    for (int offset = 16; offset > 0; offset /= 2)
-        mine = max(mine, __shfl_down_sync(0xffffffffu, mine, offset));
-    if ((threadIdx.x & 31) == 0 && mine != 0)
-        atomicMax(key, mine);
+    warp_max_into(key, mine);
 }
 
 /// The front search without the host: the largest key among fluid particles that have another
@@ -334,10 +339,7 @@ __global__ void __launch_bounds__(block_size)
                 mine = ordered_key(along);
         }
     }
-    for (int offset = 16; offset > 0; offset /= 2)
-        mine = max(mine, __shfl_down_sync(0xffffffffu, mine, offset));
-    if ((threadIdx.x & 31) == 0 && mine != 0)
-        atomicMax(key, mine);
+    warp_max_into(key, mine);
 }
 
 } // namespace sluice::gpu
