@@ -1,3 +1,7 @@
+// The OpenMP CPU backend (cpu_backend.h): CpuSimulation, its step, its saved state and its gauges.
+// A little over 500 lines: one class whose members share its private state; split along them it
+// would need a header exposing that state to no other user.
+
 #include "backends/cpu/cpu_backend.h"
 
 #include "backends/backend_common.h"

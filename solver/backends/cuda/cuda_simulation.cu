@@ -1,6 +1,7 @@
 // The CUDA backend (cuda_backend.h): the WCSPH step of cpu_backend.cpp on the device. This file
-// holds CudaSimulation's members (the step's orchestration); the kernels are step_kernels.cuh's,
-// the snapshot copies snapshot_pool.cuh's.
+// holds CudaSimulation's members for the step's orchestration; the kernels are step_kernels.cuh's,
+// the snapshot copies snapshot_pool.cuh's, the snapshot, state and gauge members
+// cuda_simulation_outputs.cuh's.
 
 // Eigen (case model, particle generation) is host-only here: no __device__ annotations.
 #define EIGEN_NO_CUDA
@@ -331,225 +332,6 @@ ParticleCounts CudaSimulation<D>::counts() const {
 }
 
 template <int D>
-Snapshot CudaSimulation<D>::snapshot() const {
-    const std::vector<Vec<D>> position = download(position_.get(), binned_, stream_);
-    const std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
-    const std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
-    return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(),
-                            id.data(), fluid_);
-}
-
-template <int D>
-std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
-    if (!snapshots_)
-        snapshots_ = std::make_shared<SnapshotPool<D>>(n_, fluid_);
-    typename SnapshotPool<D>::Slot& slot = snapshots_->acquire();
-    auto lease = std::make_shared<SnapshotLease<D>>(snapshots_, slot);
-    slot.time = time_;
-    slot.dt = dt_;
-    slot.step = steps_;
-    slot.n = n_;
-    slot.binned = binned_;
-    // Staging copy on the simulation's stream (ordered before the next step's writes), then the
-    // transfer to pinned memory on the side stream while the simulation carries on.
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_position.get(), position_.get(),
-                                      binned_ * sizeof(Vec<D>), cudaMemcpyDeviceToDevice, stream_));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_motion.get(), motion_[current_].get(),
-                                      binned_ * sizeof(Float4), cudaMemcpyDeviceToDevice, stream_));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_id.get(), id_[current_].get(),
-                                      binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
-                                      stream_));
-    SLUICE_CUDA_CHECK(cudaEventRecord(slot.staged, stream_));
-    const cudaStream_t side = snapshots_->side();
-    SLUICE_CUDA_CHECK(cudaStreamWaitEvent(side, slot.staged, 0));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.h_position.get(), slot.d_position.get(),
-                                      binned_ * sizeof(Vec<D>), cudaMemcpyDeviceToHost, side));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.h_motion.get(), slot.d_motion.get(),
-                                      binned_ * sizeof(Float4), cudaMemcpyDeviceToHost, side));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.h_id.get(), slot.d_id.get(),
-                                      binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                                      side));
-    SLUICE_CUDA_CHECK(cudaEventRecord(slot.copied, side));
-    return std::async(std::launch::deferred, [lease] { return lease->take(); });
-}
-
-template <int D>
-struct LaunchGauges {
-    CudaSimulation<D>* simulation;
-    std::uint32_t count;
-    template <class QueryT, class KernelT>
-    void operator()(QueryT, const KernelT& kernel) const {
-        simulation->template launch_gauges<QueryT>(kernel, count);
-    }
-};
-
-template <int D>
-struct LaunchFront {
-    CudaSimulation<D>* simulation;
-    const GaugeRequest::Front* front;
-    float distance;
-    std::uint32_t* d_keys;
-    template <class QueryT>
-    void operator()(QueryT) const {
-        simulation->template launch_front<QueryT>(*front, distance, d_keys);
-    }
-};
-
-template <int D>
-template <class QueryT, class KernelT>
-void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count) {
-    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
-    // A warp per point.
-    gauge_kernel<QueryT, D, KernelT>
-        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
-            view_, particles, kernel, fluid_, gauge_points_.get(), count, gauge_sums_.get());
-    SLUICE_CUDA_CHECK_LAUNCH();
-}
-
-template <int D>
-template <class QueryT>
-void CudaSimulation<D>::launch_front(const GaugeRequest::Front& f, float distance,
-                                     std::uint32_t* d_keys) {
-    // No host decision in between: the farthest fluid particle; then the neighbour test for
-    // those within one distance of it, 16 distances, and every particle, each pass only if the
-    // narrower ones found none (the front is almost always within the first: droplets ahead
-    // of it are few). Keys: [0] farthest, [1..3] the passes.
-    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
-    const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
-    const float sign = static_cast<float>(f.sign);
-    const unsigned blocks = blocks_for(n_, block_size);
-    SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), stream_));
-    front_max_kernel<D><<<blocks, block_size, 0, stream_>>>(view_, particles, axis, sign, d_keys);
-    SLUICE_CUDA_CHECK_LAUNCH();
-    const float windows[3] = {distance, 16.0f * distance, -1.0f};
-    for (int pass = 0; pass < 3; ++pass) {
-        front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
-            view_, particles, axis, sign, windows[pass], distance * distance, d_keys, d_keys + 1,
-            pass, d_keys + 1 + pass);
-        SLUICE_CUDA_CHECK_LAUNCH();
-    }
-}
-
-template <int D>
-void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
-    if (!view_ready_) {
-        // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
-        // motion and id into the new order; the positions follow here (in a step the
-        // integration writes them in that order from the sorted copy).
-        rebuild();
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(position_.get(), view_.positions, n_ * sizeof(Vec<D>),
-                                          cudaMemcpyDeviceToDevice, stream_));
-    }
-    const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
-    const std::size_t fronts = request.fronts.size();
-    if (!gauges_begun_) {
-        SLUICE_CUDA_CHECK(cudaEventCreate(&gauges_begun_));
-        SLUICE_CUDA_CHECK(cudaEventCreate(&gauges_done_));
-    }
-    if (count > gauge_capacity_) { // grown on demand, never in a step
-        gauge_points_.allocate(count, account_);
-        gauge_sums_.allocate(count, account_);
-        h_gauge_sums_.allocate(count);
-        gauge_capacity_ = count;
-        uploaded_gauge_points_.clear();
-    }
-    if (fronts > front_capacity_ || !front_keys_) {
-        front_keys_.allocate(front_keys * std::max<std::size_t>(fronts, 1), account_);
-        h_front_keys_.allocate(front_keys * std::max<std::size_t>(fronts, 1));
-        front_capacity_ = fronts;
-    }
-    // The points rarely change (a run samples the same gauges): upload only new ones.
-    if (count > 0 && request.points != uploaded_gauge_points_) {
-        std::vector<Vec<D>> points(count);
-        for (std::uint32_t k = 0; k < count; ++k)
-            points[k] = from_array3<D>(request.points[k]);
-        upload(gauge_points_.get(), points, stream_);
-        uploaded_gauge_points_ = request.points;
-    }
-    SLUICE_CUDA_CHECK(cudaEventRecord(gauges_begun_, stream_));
-    if (count > 0) {
-        std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_gauge_sums_.get(), gauge_sums_.get(),
-                                          count * sizeof(GaugeSums<D>), cudaMemcpyDeviceToHost,
-                                          stream_));
-    }
-    for (std::size_t f = 0; f < fronts; ++f)
-        std::visit(LaunchFront<D>{this, &request.fronts[f], request.front_neighbour_distance,
-                                  front_keys_.get() + front_keys * f},
-                   query_);
-    if (fronts > 0)
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_front_keys_.get(), front_keys_.get(),
-                                          front_keys * fronts * sizeof(std::uint32_t),
-                                          cudaMemcpyDeviceToHost, stream_));
-    SLUICE_CUDA_CHECK(cudaEventRecord(gauges_done_, stream_));
-    pending_points_ = count;
-    pending_fronts_ = request.fronts;
-}
-
-template <int D>
-GaugeResponse CudaSimulation<D>::end_gauges() {
-    SLUICE_CUDA_CHECK(cudaEventSynchronize(gauges_done_));
-    float ms = 0.0f;
-    SLUICE_CUDA_CHECK(cudaEventElapsedTime(&ms, gauges_begun_, gauges_done_));
-    gauge_seconds_ += 1e-3 * ms;
-    GaugeResponse out;
-    out.sums.resize(pending_points_);
-    for (std::uint32_t k = 0; k < pending_points_; ++k) {
-        const GaugeSums<D>& s = h_gauge_sums_.get()[k];
-        const std::array<float, 3> v = to_array3(s.w_velocity);
-        out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
-    }
-    for (std::size_t f = 0; f < pending_fronts_.size(); ++f) {
-        const std::uint32_t* keys = h_front_keys_.get() + front_keys * f;
-        const std::uint32_t key = keys[1] != 0 ? keys[1] : keys[2] != 0 ? keys[2] : keys[3];
-        out.fronts.push_back(key != 0 ? static_cast<float>(pending_fronts_[f].sign) *
-                                            from_ordered_key(key)
-                                      : std::numeric_limits<float>::quiet_NaN());
-    }
-    return out;
-}
-
-template <int D>
-GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    begin_gauges(request);
-    return end_gauges();
-}
-
-template <int D>
-SimulationState CudaSimulation<D>::save_state() const {
-    const std::vector<Vec<D>> position = download(position_.get(), n_, stream_);
-    const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
-    SimulationState s;
-    s.dimension = D;
-    s.time = time_;
-    s.last_dt = dt_;
-    s.steps = steps_;
-    s.fluid_height = fluid_height_;
-    s.id = download(id_[current_].get(), n_, stream_);
-    s.type.resize(n_);
-    s.position.resize(n_);
-    s.velocity.resize(n_);
-    s.density.resize(n_);
-    for (std::uint32_t k = 0; k < n_; ++k) {
-        const ParticleState<D> p = unpack_particle(position[k], motion[k]);
-        s.type[k] = p.type;
-        s.position[k] = to_array3(p.position);
-        s.velocity[k] = to_array3(p.velocity);
-        s.density[k] = p.density;
-    }
-    if (integrator_ == IntegratorKind::verlet) {
-        const std::vector<Vec<D>> previous =
-            download(previous_velocity_[previous_current_].get(), n_, stream_);
-        s.previous_velocity.resize(n_);
-        for (std::uint32_t k = 0; k < n_; ++k)
-            s.previous_velocity[k] = to_array3(previous[k]);
-        s.previous_density = download(previous_density_[previous_current_].get(), n_, stream_);
-    }
-    s.excluded = exclusions_.reported();
-    return s;
-}
-
-template <int D>
 StageTimes CudaSimulation<D>::stage_times() const {
     return {{"construction", stage_seconds_[construction]},
             {"reorder", stage_seconds_[reorder]},
@@ -589,6 +371,13 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
 }
 
 } // namespace gpu
+
+} // namespace sluice
+
+// The members that hand out snapshots, states and gauges, in this translation unit too.
+#include "backends/cuda/cuda_simulation_outputs.cuh"
+
+namespace sluice {
 
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const ParticleSet& particles,
                                                     const CudaOptions& options) {
