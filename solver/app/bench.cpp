@@ -1,5 +1,7 @@
 #include "app/bench.h"
 
+#include "app/preflight.h"
+
 #include "backends/cpu/cpu_backend.h"
 #include "case/case_override.h"
 #include "case/case_reader.h"
@@ -129,8 +131,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (options.dp)
         apply_dp_override(c, *options.dp);
     const bool gpu = options.backend == Backend::cuda;
-    if (gpu && !cuda_device_available())
-        make_cuda_simulation(c); // throws BackendUnavailable with the reason
+    if (gpu)
+        require_cuda_device(); // BackendUnavailable with the reason
+    require_fits(preflight(c, options.backend), options.backend);
 
     const auto setup_start = std::chrono::steady_clock::now();
     const ParticleSet particles = generate_particles(c);

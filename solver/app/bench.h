@@ -44,7 +44,8 @@ std::vector<NeighbourModule> parse_module_list(std::string_view text);
 
 /// Runs the benchmark, writing the report to `out` and the CSV to options.csv_path.
 /// \returns 0 when every module ran and all agree, 1 when they disagree (the table says which).
-/// \throws CaseError (case file), std::invalid_argument (module list, dp, steps),
+/// \throws CaseError (case file), ResourceError (the case does not fit: preflight.h),
+///         std::invalid_argument (module list, dp, steps),
 ///         BackendUnavailable, SimulationFailure (a module's run went unstable),
 ///         std::runtime_error (the CSV cannot be written).
 int run_bench(const BenchOptions& options, std::ostream& out);

@@ -3,7 +3,6 @@
 #include "app/command_line.h"
 
 #include "app/bench.h"
-#include "app/preflight.h"
 
 #include <iostream>
 
@@ -18,8 +17,6 @@ int bench_command(const Options& o) {
     b.csv_path = o.csv;
     b.backend = o.backend;
     b.cuda.interaction = o.interaction;
-    Options as_run = o; // the case as bench will load it (bench.h: case file and --dp)
-    require_fits(preflight(load_case(as_run), o.backend), o.backend);
     return run_bench(b, std::cout);
 }
 

@@ -210,7 +210,6 @@ int run_command(const Options& o) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     double output_seconds = 0.0, checkpoint_seconds = 0.0;
-    double last_written_time = output_times.empty() ? -1.0 : output_times.back();
     ProgressReporter progress(c.run.end_time);
     progress.start_from(sim->time(), sim->steps());
     // With checkpoints on, the state at the last output time is kept in memory so that a run
@@ -245,7 +244,6 @@ int run_command(const Options& o) {
     auto write_snapshot = [&] {
         const auto t0 = std::chrono::steady_clock::now();
         output.submit(sim->begin_snapshot());
-        last_written_time = sim->time();
         output_times.push_back(sim->time());
         output_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -329,7 +327,7 @@ int run_command(const Options& o) {
         }
     }
     progress.finish();
-    if (last_written_time < sim->time())
+    if (output_times.empty() || output_times.back() < sim->time())
         write_snapshot();
     // So that the run can be continued to a later end time (unless the interval just did).
     if (checkpoint_interval && last_checkpoint_step != sim->steps())

@@ -71,6 +71,21 @@ SimulationState initial_state(const ParticleSet& particles);
 /// \throws std::invalid_argument saying what does not match.
 DerivedConstants restored_constants(const Case& c, const SimulationState& state);
 
+/// The stages both backends time in a step, in the order summary.json lists them; a backend
+/// keeps one accumulated time per stage in an array indexed by this enum.
+enum StepStage { construction, reorder, interaction, integration, checks, step_stage_count };
+
+/// The named stage times of a backend: its step stages, then the gauges' time.
+inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
+                                    double gauge_seconds) {
+    return {{"construction", seconds[construction]},
+            {"reorder", seconds[reorder]},
+            {"interaction", seconds[interaction]},
+            {"integration", seconds[integration]},
+            {"checks", seconds[checks]},
+            {"gauges", gauge_seconds}};
+}
+
 /// "(x, y, z)" for messages.
 template <int D>
 std::string describe(const Vec<D>& v) {

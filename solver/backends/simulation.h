@@ -111,16 +111,15 @@ public:
     virtual void begin_gauges(const GaugeRequest& request);
     virtual GaugeResponse end_gauges();
 
-private:
-    GaugeResponse pending_gauges_; ///< the default begin/end's answer
-
-public:
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
 
     /// Exclusions since the last call, by ascending id; each is reported exactly once. The CLI
     /// logs them (summary.json has the count from counts()).
     virtual std::vector<Exclusion> take_exclusions() = 0;
+
+private:
+    GaugeResponse pending_gauges_; ///< the default begin/end's answer
 };
 
 /// Generates the particles of the case and sets up the chosen backend.

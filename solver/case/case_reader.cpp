@@ -313,14 +313,6 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
         }
         return true;
     };
-    auto domain_text = [&] {
-        std::string lo, hi;
-        for (const int k : r.axes()) {
-            lo += (lo.empty() ? "" : " ") + format_number(c.domain.min[k]);
-            hi += (hi.empty() ? "" : " ") + format_number(c.domain.max[k]);
-        }
-        return "[" + lo + "] .. [" + hi + "]";
-    };
     static const Choices<ProbeField> field_names = {{"pressure", ProbeField::pressure},
                                                     {"velocity", ProbeField::velocity},
                                                     {"density", ProbeField::density}};
@@ -341,13 +333,13 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
             if (!inside(gauge.point, true))
                 e->fail("<height> line at " + format_number(gauge.point.x()) +
                         (r.dimension == 3 ? ", " + format_number(gauge.point.y()) : "") +
-                        " lies outside the domain " + domain_text());
+                        " lies outside the domain " + describe_box(c, c.domain));
         } else if (tag == "probe") {
             e = std::make_unique<Element>(r, *x, Names{"name", "point", "fields"});
             gauge.kind = GaugeKind::probe;
             gauge.point = e->point("point");
             if (!inside(gauge.point, false))
-                e->fail_attribute("point", "outside the domain " + domain_text());
+                e->fail_attribute("point", "outside the domain " + describe_box(c, c.domain));
             const std::string fields = e->text("fields").value_or("pressure velocity");
             const auto words = split(fields);
             if (words.empty())

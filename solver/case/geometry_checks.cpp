@@ -41,7 +41,12 @@ void grow_to(Box& b, const Box& other) {
     b.max = b.max.cwiseMax(other.max);
 }
 
-/// "[x z] .. [x z]" (2D) or "[x y z] .. [x y z]" (3D), in m.
+std::string line_ref(const SourceLocation& where) {
+    return "line " + std::to_string(where.line);
+}
+
+} // namespace
+
 std::string describe_box(const Case& c, const Box& b) {
     std::ostringstream lo, hi;
     for (const int k : axes(c)) {
@@ -51,6 +56,8 @@ std::string describe_box(const Case& c, const Box& b) {
     return "[" + lo.str() + "] .. [" + hi.str() + "]";
 }
 
+namespace {
+
 bool is_box(const Shape& s) {
     return std::holds_alternative<BoxShape>(s);
 }
@@ -59,10 +66,6 @@ bool is_box(const Shape& s) {
 std::string describe_region(const Case& c, const Shape& shape, const Box& box) {
     return is_box(shape) ? describe_box(c, box)
                          : describe(shape) + " spanning " + describe_box(c, box);
-}
-
-std::string line_ref(const SourceLocation& where) {
-    return "line " + std::to_string(where.line);
 }
 
 } // namespace

@@ -7,7 +7,12 @@
 
 #include "case/case_model.h"
 
+#include <string>
+
 namespace sluice {
+
+/// "[x z] .. [x z]" (2D) or "[x y z] .. [x y z]" (3D), m, for messages.
+std::string describe_box(const Case& c, const Box& b);
 
 /// The tank box grown by its wall layers on every chosen face (m).
 Box tank_with_walls(const TankWalls& t, double dp);

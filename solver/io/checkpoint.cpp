@@ -1,6 +1,7 @@
 #include "io/checkpoint.h"
 
 #include "io/atomic_file.h"
+#include "io/file_names.h"
 
 #include <algorithm>
 #include <cstring>
@@ -78,12 +79,13 @@ public:
         pos_ += size;
         return s;
     }
+    /// An array written by Writer::array; `expected` (if given) is its length.
     template <class T>
-    std::vector<T> array(std::uint64_t expected) {
+    std::vector<T> array(std::optional<std::uint64_t> expected = std::nullopt) {
         const auto size = value<std::uint64_t>();
-        if (size != expected)
+        if (expected && size != *expected)
             fail("an array holds " + std::to_string(size) + " values, expected " +
-                 std::to_string(expected));
+                 std::to_string(*expected));
         need(size * sizeof(T));
         std::vector<T> a(size);
         if (size)
@@ -98,20 +100,6 @@ private:
     fs::path path_;
     std::size_t pos_ = 0;
 };
-
-/// The step number of a checkpoint file name of case `name`, or nothing.
-std::optional<std::uint64_t> checkpoint_step(const std::string& file, const std::string& name) {
-    const std::string prefix = name + "_checkpoint_", suffix = ".chk";
-    if (file.size() <= prefix.size() + suffix.size() || file.compare(0, prefix.size(), prefix) ||
-        file.compare(file.size() - suffix.size(), suffix.size(), suffix))
-        return std::nullopt;
-    const std::string digits =
-        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
-    if (digits.empty() ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return std::nullopt;
-    return std::stoull(digits);
-}
 
 } // namespace
 
@@ -207,11 +195,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
     s.fluid_height = r.value<double>();
     c.next_output = r.value<std::uint64_t>();
     c.next_checkpoint_time = r.value<double>();
-    const auto outputs = r.value<std::uint64_t>();
-    r.need(outputs * sizeof(double));
-    c.output_times.resize(outputs);
-    for (auto& t : c.output_times)
-        t = r.value<double>();
+    c.output_times = r.array<double>();
     const auto n = r.value<std::uint64_t>();
     s.id = r.array<std::uint32_t>(n);
     s.type = r.array<ParticleType>(n);
@@ -222,11 +206,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
         s.previous_velocity = r.array<std::array<float, 3>>(n);
         s.previous_density = r.array<float>(n);
     }
-    const auto excluded = r.value<std::uint64_t>();
-    r.need(excluded * sizeof(std::uint32_t));
-    s.excluded.resize(excluded);
-    for (auto& e : s.excluded)
-        e = r.value<std::uint32_t>();
+    s.excluded = r.array<std::uint32_t>();
     if (r.position() + sizeof(std::uint64_t) != bytes.size())
         r.fail("trailing bytes after the state");
     for (const std::uint32_t id : s.id)

@@ -1,6 +1,7 @@
 #include "io/output.h"
 
 #include "io/atomic_file.h"
+#include "io/file_names.h"
 
 #include <tinyxml2.h>
 #include <vtkCellArray.h>
@@ -116,42 +117,12 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s) {
 }
 
 /// Names a previous run of case `name` leaves in its directory (see the constructor's
-/// contract): `<name>.pvd`, `<name>_<digits>.vtp`, `<name>_failed.vtp`, summary.json.
-/// The index NNNN of a series file `<name>_NNNN.vtp`, or nothing.
-std::optional<std::size_t> series_index(const std::string& file, const std::string& name) {
-    const std::string prefix = name + "_", suffix = ".vtp";
-    if (file.size() <= prefix.size() + suffix.size() ||
-        file.compare(0, prefix.size(), prefix) != 0 ||
-        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
-        return std::nullopt;
-    const std::string digits =
-        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
-    if (digits.empty() || digits.size() > 15 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return std::nullopt;
-    return static_cast<std::size_t>(std::stoull(digits));
-}
-
-bool is_checkpoint_file(const std::string& file, const std::string& name) {
-    const std::string prefix = name + "_checkpoint_", suffix = ".chk";
-    return file.size() > prefix.size() + suffix.size() &&
-           file.compare(0, prefix.size(), prefix) == 0 &&
-           file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
+/// contract): `<name>.pvd`, `<name>_<digits>.vtp`, `<name>_failed.vtp`, summary.json,
+/// gauges.csv, diagnostics.csv and checkpoints.
 bool is_run_file(const std::string& file, const std::string& name) {
-    if (file == name + ".pvd" || file == "summary.json" || file == "gauges.csv" ||
-        file == "diagnostics.csv" || is_checkpoint_file(file, name))
-        return true;
-    const std::string prefix = name + "_", suffix = ".vtp";
-    if (file.size() <= prefix.size() + suffix.size() ||
-        file.compare(0, prefix.size(), prefix) != 0 ||
-        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
-        return false;
-    const std::string middle =
-        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
-    return middle == "failed" ||
-           std::all_of(middle.begin(), middle.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return file == name + ".pvd" || file == name + "_failed.vtp" || file == "summary.json" ||
+           file == "gauges.csv" || file == "diagnostics.csv" || series_index(file, name) ||
+           checkpoint_step(file, name);
 }
 
 bool is_stale(const std::string& file, const std::string& name) {

@@ -69,8 +69,6 @@ public:
     std::filesystem::path pvd_path() const;
     /// Number of series snapshots written (the failure snapshot is not counted).
     std::size_t count() const { return files_.size(); }
-    /// The times of the series snapshots so far (s), in order.
-    const std::vector<double>& times() const { return times_; }
     /// The series .vtp files written so far, in order (the failure snapshot is not included).
     const std::vector<std::filesystem::path>& files() const { return files_; }
 

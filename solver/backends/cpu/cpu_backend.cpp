@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <sstream>
 #include <variant>
@@ -98,7 +97,7 @@ public:
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
 
 private:
-    enum Stage { construction, reorder, interaction, integration, checks, stage_count };
+    using Stage = StepStage;
 
     std::uint32_t size() const { return static_cast<std::uint32_t>(id_.size()); }
     /// Builds the neighbour structure on the current positions and gathers the particle arrays
@@ -147,7 +146,7 @@ private:
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
     ExclusionLog exclusions_;
-    double stage_seconds_[stage_count] = {};
+    double stage_seconds_[step_stage_count] = {};
     double gauge_seconds_ = 0.0; ///< sample_gauges, wall time
 };
 
@@ -229,17 +228,19 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
                 const std::array<float, 3> v = to_array3(s.w_velocity);
                 out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
             }
-            // Fronts: fluid particles by decreasing coordinate, the first with a fluid
-            // neighbour within the distance wins (usually the first or second tried).
+            // Fronts: fluid particles by decreasing coordinate (a heap: usually only the first
+            // one or two are taken), the first with a fluid neighbour within the distance wins.
             for (const GaugeRequest::Front& f : request.fronts) {
                 const int k = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
                 std::vector<std::pair<float, std::uint32_t>> order;
                 for (std::uint32_t i = 0; i < active_; ++i)
                     if (type_[i] == ParticleType::fluid)
                         order.emplace_back(static_cast<float>(f.sign) * view.positions[i][k], i);
-                std::sort(order.begin(), order.end(), std::greater<>());
+                std::make_heap(order.begin(), order.end());
                 float front = std::numeric_limits<float>::quiet_NaN();
-                for (const auto& [key, i] : order) {
+                for (auto end = order.end(); end != order.begin(); --end) {
+                    std::pop_heap(order.begin(), end);
+                    const auto [key, i] = *(end - 1);
                     FluidNeighbourVisitor<D, ParticlesView<D>> test{
                         particles, i,
                         request.front_neighbour_distance * request.front_neighbour_distance};
@@ -469,12 +470,7 @@ Snapshot CpuSimulation<D>::snapshot() const {
 
 template <int D>
 StageTimes CpuSimulation<D>::stage_times() const {
-    return {{"construction", stage_seconds_[construction]},
-            {"reorder", stage_seconds_[reorder]},
-            {"interaction", stage_seconds_[interaction]},
-            {"integration", stage_seconds_[integration]},
-            {"checks", stage_seconds_[checks]},
-            {"gauges", gauge_seconds_}};
+    return named_stage_times(stage_seconds_, gauge_seconds_);
 }
 
 } // namespace

@@ -333,12 +333,7 @@ ParticleCounts CudaSimulation<D>::counts() const {
 
 template <int D>
 StageTimes CudaSimulation<D>::stage_times() const {
-    return {{"construction", stage_seconds_[construction]},
-            {"reorder", stage_seconds_[reorder]},
-            {"interaction", stage_seconds_[interaction]},
-            {"integration", stage_seconds_[integration]},
-            {"checks", stage_seconds_[checks]},
-            {"gauges", gauge_seconds_}};
+    return named_stage_times(stage_seconds_, gauge_seconds_);
 }
 
 template <int D>

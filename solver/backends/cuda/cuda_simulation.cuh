@@ -68,7 +68,7 @@ public:
     void launch_front(const GaugeRequest::Front& f, float distance, std::uint32_t* d_keys);
 
 private:
-    enum Stage { construction, reorder, interaction, integration, checks, stage_count };
+    using Stage = StepStage;
 
     /// Build on the state's positions, gather motion and id into the new order.
     void rebuild();
@@ -117,7 +117,7 @@ private:
     std::array<cudaEvent_t, max_events> events_{};
     std::array<Stage, max_events> event_stage_{};
     int event_count_ = 0;
-    double stage_seconds_[stage_count] = {};
+    double stage_seconds_[step_stage_count] = {};
 
     std::shared_ptr<SnapshotPool<D>> snapshots_;
 

@@ -104,22 +104,9 @@ void expect_backends_agree(const Case& c, int steps, double fluid_height, const 
 
 /// A small 3D dam break: water 0.15 × 0.2 × 0.2 m at the left wall of a tank 0.4 × 0.2 × 0.3 m.
 Case dambreak_3d(double dp) {
-    Case c;
+    Case c = test::tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2},
+                                {0.6, 0.4, 0.5});
     c.name = "dambreak3d-small";
-    c.dimension = 3;
-    c.dp = dp;
-    TankWalls tank;
-    tank.box.min = Eigen::Vector3d(0, 0, 0);
-    tank.box.max = Eigen::Vector3d(0.4, 0.2, 0.3);
-    tank.faces = face_bottom | face_left | face_right | face_front | face_back;
-    tank.layers = 3;
-    c.tank = tank;
-    FluidRegion water;
-    water.box.min = Eigen::Vector3d(0, 0, 0);
-    water.box.max = Eigen::Vector3d(0.15, 0.2, 0.2);
-    c.fluids = {water};
-    c.domain.min = Eigen::Vector3d(-0.2, -0.2, -0.2);
-    c.domain.max = Eigen::Vector3d(0.6, 0.4, 0.5);
     c.constants.coefh = 0.75; // h = 1.3 dp, as the benchmark
     return c;
 }

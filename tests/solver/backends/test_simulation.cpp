@@ -226,21 +226,8 @@ TEST(Simulation, ResultsDoNotDependOnTheThreadCount) {
 /// free-surface particle in each corner between two walls sinks into the corner at up to 2.5 %
 /// of sqrt(gH) in the first 0.1 s (a DBC corner transient that then decays), hence 5 % here.
 TEST(Simulation, StillWater3D) {
-    Case c;
-    c.dimension = 3;
-    c.dp = 0.02;
-    TankWalls tank;
-    tank.box.min = Eigen::Vector3d(0, 0, 0);
-    tank.box.max = Eigen::Vector3d(0.2, 0.2, 0.2);
-    tank.faces = face_bottom | face_left | face_right | face_front | face_back;
-    tank.layers = 3;
-    c.tank = tank;
-    FluidRegion water;
-    water.box.min = Eigen::Vector3d(0, 0, 0);
-    water.box.max = Eigen::Vector3d(0.2, 0.2, 0.1);
-    c.fluids = {water};
-    c.domain.min = Eigen::Vector3d(-0.1, -0.1, -0.1);
-    c.domain.max = Eigen::Vector3d(0.3, 0.3, 0.3);
+    Case c = test::tank_case_3d(0.02, {0.2, 0.2, 0.2}, {0.2, 0.2, 0.1}, {-0.1, -0.1, -0.1},
+                                {0.3, 0.3, 0.3});
     c.physics.diffusion = DensityDiffusionKind::fourtakas;
     auto sim = make_simulation(c, Backend::cpu);
     EXPECT_EQ(sim->counts().fluid, 10u * 10u * 5u);
@@ -265,21 +252,9 @@ TEST(Simulation, StillWater3DGauges) {
     // 0.3 m of water at rest in a 3D tank: a height gauge reads the level within dp/4 and probes
     // read ρ0·g·d within 2 % once the start-up pressure waves have settled.
     const double dp = 0.03, depth = 0.3;
-    Case c;
+    Case c = test::tank_case_3d(dp, {0.39, 0.39, 0.45}, {0.39, 0.39, depth}, {-0.15, -0.15, -0.15},
+                                {0.55, 0.55, 0.6});
     c.name = "still3d";
-    c.dimension = 3;
-    c.dp = dp;
-    TankWalls tank;
-    tank.box.min = Eigen::Vector3d(0, 0, 0);
-    tank.box.max = Eigen::Vector3d(0.39, 0.39, 0.45);
-    tank.faces = face_bottom | face_left | face_right | face_front | face_back;
-    c.tank = tank;
-    FluidRegion water;
-    water.box.min = Eigen::Vector3d(0, 0, 0);
-    water.box.max = Eigen::Vector3d(0.39, 0.39, depth);
-    c.fluids = {water};
-    c.domain.min = Eigen::Vector3d(-0.15, -0.15, -0.15);
-    c.domain.max = Eigen::Vector3d(0.55, 0.55, 0.6);
     c.physics.diffusion = DensityDiffusionKind::fourtakas;
     c.gauges.interval = 0.05;
     auto gauge = [](GaugeKind kind, const char* name, double x, double y, double z) {

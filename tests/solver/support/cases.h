@@ -40,6 +40,28 @@ inline Case tank_case_2d(double dp, double width, double height, const Box& wate
     return c;
 }
 
+/// A 3D tank open at the top with inside [0, tank] (3 wall layers) holding the water box
+/// [0, water] against its corner at the origin, in the given domain.
+inline Case tank_case_3d(double dp, const Eigen::Vector3d& tank_max,
+                         const Eigen::Vector3d& water_max, const Eigen::Vector3d& domain_min,
+                         const Eigen::Vector3d& domain_max) {
+    Case c;
+    c.name = "test3d";
+    c.dimension = 3;
+    c.dp = dp;
+    TankWalls tank;
+    tank.box.max = tank_max;
+    tank.faces = face_bottom | face_left | face_right | face_front | face_back;
+    tank.layers = 3;
+    c.tank = tank;
+    FluidRegion water;
+    water.box.max = water_max;
+    c.fluids = {water};
+    c.domain.min = domain_min;
+    c.domain.max = domain_max;
+    return c;
+}
+
 /// Still water 0.5 m deep in a tank 1 m wide, with Fourtakas density diffusion, which keeps
 /// the hydrostatic density gradient (Fourtakas et al. 2019); the parameters of
 /// cases/still_water2d.xml, spelled out rather than left to Case defaults.

@@ -1,0 +1,38 @@
+#pragma once
+/// \file file_names.h
+/// The numbered files of a run: `<name>_NNNN.vtp` (series), `<name>_checkpoint_<step>.chk`.
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace sluice {
+
+/// The number of a file called PREFIX<digits>SUFFIX (at most 18 digits), or nothing.
+inline std::optional<std::uint64_t>
+numbered_file(const std::string& file, const std::string& prefix, const std::string& suffix) {
+    if (file.size() <= prefix.size() + suffix.size() ||
+        file.compare(0, prefix.size(), prefix) != 0 ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return std::nullopt;
+    const std::string digits =
+        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return std::stoull(digits);
+}
+
+/// The index of a series snapshot `<name>_NNNN.vtp`, or nothing.
+inline std::optional<std::uint64_t> series_index(const std::string& file, const std::string& name) {
+    return numbered_file(file, name + "_", ".vtp");
+}
+
+/// The step of a checkpoint `<name>_checkpoint_<step>.chk`, or nothing.
+inline std::optional<std::uint64_t> checkpoint_step(const std::string& file,
+                                                    const std::string& name) {
+    return numbered_file(file, name + "_checkpoint_", ".chk");
+}
+
+} // namespace sluice
