@@ -1,5 +1,6 @@
 #include "app/bench.h"
 
+#include "app/cli_progress.h"
 #include "app/preflight.h"
 
 #include "backends/cpu/cpu_backend.h"
@@ -7,11 +8,17 @@
 #include "case/case_reader.h"
 #include "case/constants.h"
 #include "case/particles.h"
+#include "io/async_output.h"
+#include "io/checkpoint.h"
+#include "io/output.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <future>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -34,6 +41,8 @@ struct ModuleResult {
     double ms_per_step = 0.0;
     double stage_ms[4] = {}; ///< construction, reorder, interaction, integration
     double rest_ms = 0.0;
+    double output_wait_ms = 0.0; ///< per step: the stepping thread handing snapshots over
+    std::size_t snapshots = 0;   ///< written during the timed steps
     double mparticle_steps = 0.0;
     double bytes_per_particle = 0.0;
     std::uint64_t final_particles = 0; ///< binned at the end (fluid + boundary)
@@ -135,13 +144,79 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         require_cuda_device(); // BackendUnavailable with the reason
     require_fits(preflight(c, options.backend), options.backend);
 
+    if (options.end_time && options.from_state)
+        throw std::invalid_argument("--end-time and --from-state both choose the starting state; "
+                                    "give one");
+    if (options.output)
+        c.output = *options.output;
+
     const auto setup_start = std::chrono::steady_clock::now();
     const ParticleSet particles = generate_particles(c);
+    // The state every module starts from: none = the initial particles.
+    std::optional<SimulationState> start;
+    std::string start_text = "the initial state";
+    if (options.from_state) {
+        const std::filesystem::path from = *options.from_state;
+        std::vector<std::string> warnings;
+        Checkpoint k = std::filesystem::is_directory(from)
+                           ? read_latest_checkpoint(from, c.name, warnings)
+                           : read_checkpoint(from);
+        for (const std::string& w : warnings)
+            out << "warning: " << w << "\n";
+        if (k.state.dimension != c.dimension || std::abs(k.dp - c.dp) > 1e-12 * c.dp ||
+            k.integrator != to_string(c.physics.integrator))
+            throw std::invalid_argument("--from-state: " + k.source.string() +
+                                        " is not a state of this case (dp, dimension and "
+                                        "integrator must match)");
+        start = std::move(k.state);
+        start_text =
+            "the checkpoint " + k.source.string() + " (t = " + general(start->time) + " s)";
+    } else if (options.end_time) {
+        out << "developing the flow to t = " << *options.end_time << " s with "
+            << c.neighbours.name() << " (untimed)...\n"
+            << std::flush;
+        auto sim =
+            gpu ? std::unique_ptr<Simulation>(make_cuda_simulation(c, particles, options.cuda))
+                : make_simulation(c, Backend::cpu);
+        ProgressReporter progress(*options.end_time);
+        while (sim->time() < *options.end_time) {
+            sim->step();
+            progress.update(sim->time(), sim->steps());
+        }
+        progress.finish();
+        start = sim->save_state();
+        start_text = "t = " + general(start->time) + " s (step " + std::to_string(start->steps) +
+                     ", developed from t = 0)";
+    }
     const double setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     const std::uint64_t n = particles.size();
     const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
     const double h = particles.constants.h;
+
+    // Snapshots during the timed steps, as `sluice run` writes them.
+    std::filesystem::path output_dir;
+    bool remove_output = false;
+    if (options.output_interval) {
+        if (options.output_dir) {
+            output_dir = *options.output_dir;
+        } else {
+            output_dir =
+                std::filesystem::temp_directory_path() /
+                ("sluice_bench_" + c.name + "_" +
+                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+            remove_output = true;
+        }
+    }
+    struct RemoveOutput {
+        const std::filesystem::path& dir;
+        bool remove;
+        ~RemoveOutput() {
+            std::error_code ec;
+            if (remove)
+                std::filesystem::remove_all(dir, ec);
+        }
+    } remove_output_at_end{output_dir, remove_output};
 
     out << "sluice bench: " << c.name << " (" << c.dimension << "D), dp = " << c.dp
         << " m, h = " << fixed(h / c.dp, 3) << " dp, " << n << " particles ("
@@ -151,9 +226,17 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << " per step), " << to_string(c.physics.kernel) << " kernel\n"
         << "backend: " << (gpu ? "cuda, " + cuda_device_name() : std::string("cpu"))
         << "; each module: " << options.warmup_steps << " warm-up + " << options.steps
-        << " timed steps from the same initial state (generated in " << fixed(setup_seconds, 1)
-        << " s)\n\n"
-        << std::flush;
+        << " timed steps from " << start_text << " (set up in " << fixed(setup_seconds, 1)
+        << " s)\n";
+    if (options.output_interval)
+        out << "output during the timed steps: a snapshot every " << *options.output_interval
+            << " s of simulated time (" << to_string(c.output.format.compressor)
+            << ", fields: " << fields_to_string(c.output.format) << ", boundary "
+            << (c.output.boundary_only_first ? "in the first only" : "in every snapshot") << ", "
+            << (c.output.writers ? c.output.writers : default_writer_count())
+            << " writer thread(s)) to " << output_dir.string()
+            << (remove_output ? " (removed afterwards)" : "") << "\n";
+    out << "\n" << std::flush;
 
     std::vector<ModuleResult> results;
     for (const NeighbourModule& module : modules) {
@@ -162,24 +245,61 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         std::unique_ptr<Simulation> sim;
         GpuSimulation* gpu_sim = nullptr;
         if (gpu) {
-            auto g = make_cuda_simulation(mc, particles, options.cuda);
+            auto g = start ? make_cuda_simulation(mc, *start, options.cuda)
+                           : make_cuda_simulation(mc, particles, options.cuda);
             gpu_sim = g.get();
             sim = std::move(g);
         } else {
-            sim = make_simulation(mc, Backend::cpu);
+            sim = start ? make_simulation(mc, Backend::cpu, *start)
+                        : make_simulation(mc, Backend::cpu);
         }
         for (int k = 0; k < options.warmup_steps; ++k)
             sim->step();
+
+        // Output as `sluice run` does it: a series per module, written by the writer pool.
+        std::unique_ptr<SnapshotSeriesWriter> series;
+        std::unique_ptr<BackgroundSnapshotWriter> writer;
+        if (options.output_interval) {
+            series = std::make_unique<SnapshotSeriesWriter>(output_dir, mc.name);
+            series->set_format(mc.output.format, mc.output.boundary_only_first);
+            BackgroundSnapshotWriter::Settings settings;
+            settings.writers = mc.output.writers ? mc.output.writers : default_writer_count();
+            SnapshotSeriesWriter* target = series.get();
+            writer = std::make_unique<BackgroundSnapshotWriter>(
+                [target](const Snapshot& s, std::size_t index) { target->write(index, s); },
+                settings);
+        }
+        double output_wait = 0.0;
+        auto next_output = [&] {
+            return (std::floor(sim->time() / *options.output_interval + 1e-6) + 1.0) *
+                   *options.output_interval;
+        };
+        double output_time = options.output_interval ? next_output() : 0.0;
+
         const StageTimes before = sim->stage_times();
-        const auto start = std::chrono::steady_clock::now();
-        for (int k = 0; k < options.steps; ++k)
+        const auto start_clock = std::chrono::steady_clock::now();
+        for (int k = 0; k < options.steps; ++k) {
             sim->step();
+            if (writer && sim->time() + 1e-6 * *options.output_interval >= output_time) {
+                const auto t0 = std::chrono::steady_clock::now();
+                std::future<Snapshot> snapshot = sim->begin_snapshot();
+                writer->submit(std::move(snapshot), series->reserve());
+                output_wait +=
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                output_time = next_output();
+            }
+        }
         const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_clock).count();
         const StageTimes after = sim->stage_times();
 
         ModuleResult r;
         r.module = module;
+        r.output_wait_ms = 1e3 * output_wait / options.steps;
+        if (writer) {
+            writer->flush(); // after the clock: the pool's backlog is not the step's
+            r.snapshots = series->count();
+        }
         r.ms_per_step = 1e3 * seconds / options.steps;
         const char* const names[4] = {"construction", "reorder", "interaction", "integration"};
         double staged = 0.0;
@@ -207,17 +327,23 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         all_agree = all_agree && r.agrees;
     }
 
+    const bool with_output = options.output_interval.has_value();
     out << "| module | ms/step | construction | reorder | interaction | integration | rest | "
-           "neighbour share | M particle-steps/s | bytes/particle | max dx/dp | max drho/rho0 |\n"
-        << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        << (with_output ? "output wait | snapshots | " : "")
+        << "neighbour share | M particle-steps/s | bytes/particle | max dx/dp | max drho/rho0 |\n"
+        << "|---|---:|---:|---:|---:|---:|---:|" << (with_output ? "---:|---:|" : "")
+        << "---:|---:|---:|---:|---:|\n";
     for (const ModuleResult& r : results) {
         const double share = (r.stage_ms[0] + r.stage_ms[1]) / r.ms_per_step;
         out << "| " << r.module.name() << " | " << fixed(r.ms_per_step, 3) << " | "
             << fixed(r.stage_ms[0], 3) << " | " << fixed(r.stage_ms[1], 3) << " | "
             << fixed(r.stage_ms[2], 3) << " | " << fixed(r.stage_ms[3], 3) << " | "
-            << fixed(r.rest_ms, 3) << " | " << fixed(100.0 * share, 1) << " % | "
-            << fixed(r.mparticle_steps, 1) << " | " << fixed(r.bytes_per_particle, 0) << " | "
-            << general(r.max_dx_over_dp) << " | " << general(r.max_drho_over_rho0)
+            << fixed(r.rest_ms, 3) << " | ";
+        if (with_output)
+            out << fixed(r.output_wait_ms, 3) << " | " << r.snapshots << " | ";
+        out << fixed(100.0 * share, 1) << " % | " << fixed(r.mparticle_steps, 1) << " | "
+            << fixed(r.bytes_per_particle, 0) << " | " << general(r.max_dx_over_dp) << " | "
+            << general(r.max_drho_over_rho0)
             << (r.agrees ? "" : " (DIFFERS: " + r.disagreement + ")") << " |\n";
     }
     const auto fastest = std::min_element(
@@ -226,7 +352,11 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     out << "\nms per step: wall time of the timed steps over their number; the stages are "
         << (gpu ? "CUDA-event" : "stage-clock")
         << " times per step (interaction includes the neighbour queries), rest = ms/step − "
-           "the four stages (dt, checks, the per-step host synchronisation). Neighbour share = "
+           "the four stages (dt, checks, the per-step host synchronisation"
+        << (with_output ? ", the output wait: the stepping thread starting snapshot copies and "
+                          "waiting for a free copy slot or writer"
+                        : "")
+        << "). Neighbour share = "
            "(construction + reorder) / ms per step. Final states compared with "
         << results.front().module.name() << " after " << options.warmup_steps + options.steps
         << " steps: " << (all_agree ? "all agree" : "SOME DIFFER")
@@ -243,7 +373,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     csv << "case,dimension,particles,fluid,boundary,dp_m,h_over_dp,integrator,backend,device,"
            "steps,module,construction,query,bin_width,ms_per_step,construction_ms,reorder_ms,"
            "interaction_ms,integration_ms,rest_ms,neighbour_share,mparticle_steps_per_s,"
-           "bytes_per_particle,final_particles,max_dx_over_dp,max_drho_over_rho0,agrees\n";
+           "bytes_per_particle,final_particles,max_dx_over_dp,max_drho_over_rho0,agrees,"
+           "start_time_s,output_interval_s,output_wait_ms,snapshots\n";
     csv << std::setprecision(9);
     for (const ModuleResult& r : results) {
         csv << c.name << ',' << c.dimension << ',' << n << ',' << particles.fluid_count << ','
@@ -256,7 +387,10 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             << r.stage_ms[3] << ',' << r.rest_ms << ','
             << (r.stage_ms[0] + r.stage_ms[1]) / r.ms_per_step << ',' << r.mparticle_steps << ','
             << r.bytes_per_particle << ',' << r.final_particles << ',' << r.max_dx_over_dp << ','
-            << r.max_drho_over_rho0 << ',' << (r.agrees ? 1 : 0) << '\n';
+            << r.max_drho_over_rho0 << ',' << (r.agrees ? 1 : 0) << ','
+            << (start ? start->time : 0.0) << ','
+            << (options.output_interval ? *options.output_interval : 0.0) << ',' << r.output_wait_ms
+            << ',' << r.snapshots << '\n';
     }
     if (!csv)
         throw std::runtime_error("cannot write the bench CSV " + csv_path);

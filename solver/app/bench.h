@@ -1,7 +1,11 @@
 #pragma once
 /// \file bench.h
-/// `sluice bench CASE.xml [--steps N] [--modules all|LIST] [--dp DP]`: the same case from the same
-/// initial state with each neighbour module, timed inside the solver (issue 4).
+/// `sluice bench CASE.xml [--steps N] [--modules all|LIST] [--dp DP] [--end-time T | --from-state
+/// CHK] [--output-interval T]`: the same case from the same state with each neighbour module,
+/// timed inside the solver. The state is the initial one, or a developed flow: the case run to
+/// --end-time first (untimed, with the case's own module), or a checkpoint (--from-state). With
+/// --output-interval the timed steps write snapshots as `sluice run` does (the case's <output>
+/// format, the same writer pool), so the time includes what output costs the step.
 ///
 /// Per module: ms per step split into construction, reorder, interaction, integration and the
 /// rest (CUDA events on the GPU; the backend's stage clocks on the CPU); million particle-steps
@@ -12,6 +16,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
+#include "case/case_model.h"
 #include "neighbours/module.h"
 
 #include <iosfwd>
@@ -35,6 +40,16 @@ struct BenchOptions {
     /// Modules agree when their final positions differ by at most tolerance·dp (and their
     /// particle counts are equal).
     double tolerance = 0.01;
+    /// s: develop the flow to this time first (untimed), then time every module from there.
+    std::optional<double> end_time;
+    /// A checkpoint file, or a run folder (its newest checkpoint): time from that state.
+    std::optional<std::string> from_state;
+    /// s: write snapshots every this much simulated time during the timed steps.
+    std::optional<double> output_interval;
+    /// Where those snapshots go: kept there when given, else a temporary folder, removed after.
+    std::optional<std::string> output_dir;
+    /// Snapshot format overrides (as `sluice run`'s), applied to the case's <output>.
+    std::optional<OutputSettings> output;
 };
 
 /// "all": every construction × query × bin width in {1, 0.5, 1/3} (12 modules); otherwise a

@@ -17,6 +17,11 @@ int bench_command(const Options& o) {
     b.csv_path = o.csv;
     b.backend = o.backend;
     b.cuda.interaction = o.interaction;
+    b.end_time = o.end_time;
+    b.from_state = o.from_state;
+    b.output_interval = o.output_interval;
+    b.output_dir = o.out;
+    b.output = load_case(o).output; // <output> with the command line's overrides
     return run_bench(b, std::cout);
 }
 

@@ -122,10 +122,55 @@ Options parse_options(int argc, char** argv) {
         add_backend(command);
     };
 
+    double output_interval = 0.0;
+    std::string compressor, fields, boundary_output;
+    int compression_level = 0;
+    unsigned writers = 0;
+    auto add_output_options = [&](CLI::App* command) {
+        command
+            ->add_option("--output-interval", output_interval,
+                         "simulated time in s between snapshots (overrides <run outputInterval>)")
+            ->check(positive_number)
+            ->type_name("T");
+        command
+            ->add_option("--compressor", compressor,
+                         "snapshot compression: lz4 (fast, the default), zlib (smaller files) or "
+                         "none (overrides <output compressor>)")
+            ->check(CLI::IsMember({"lz4", "zlib", "none"}).description(""))
+            ->type_name("lz4|zlib|none");
+        command
+            ->add_option("--compression-level", compression_level,
+                         "1 (fastest) to 9 (smallest); overrides <output level>")
+            ->check(CLI::Range(1, 9).description(""))
+            ->type_name("1-9");
+        command
+            ->add_option("--fields", fields,
+                         "point arrays to write besides id and type, e.g. velocity,pressure "
+                         "(default: velocity,density,pressure; overrides <output fields>)")
+            ->check(parsed_by([](const std::string& t) {
+                VtpFormat f;
+                parse_fields(t, f);
+            }))
+            ->type_name("LIST");
+        command
+            ->add_option("--boundary-output", boundary_output,
+                         "boundary particles in every snapshot or only in the first (they do not "
+                         "move); overrides <output boundary>")
+            ->check(CLI::IsMember({"every", "first"}).description(""))
+            ->type_name("every|first");
+        command
+            ->add_option("--writers", writers,
+                         "threads compressing and writing snapshots (default: the cores less 2, "
+                         "1 to 8; overrides <output writers>)")
+            ->check(CLI::Range(1u, 64u).description(""))
+            ->type_name("N");
+    };
+
     CLI::App* run = app.add_subcommand(
         "run", "simulate a case: write the .vtp/.pvd series and summary.json to the output folder");
     add_case(run);
     add_case_overrides(run);
+    add_output_options(run);
     double checkpoint_interval = 0.0;
     std::string restart_dir;
     run->add_option("--checkpoint-interval", checkpoint_interval,
@@ -170,6 +215,24 @@ Options parse_options(int argc, char** argv) {
         ->type_name("direct|queued");
     add_dp(bench);
     add_backend(bench);
+    bench
+        ->add_option("--end-time", end_time,
+                     "develop the flow to this simulated time in s first (untimed, with the "
+                     "case's module), then time every module from there")
+        ->check(positive_number)
+        ->type_name("T");
+    std::string from_state;
+    bench
+        ->add_option("--from-state", from_state,
+                     "time every module from a checkpoint: a .chk file or a run folder (its "
+                     "newest checkpoint)")
+        ->type_name("CHK|DIR");
+    bench
+        ->add_option("--out", out_dir,
+                     "with --output-interval: keep the snapshots in DIR (default: a temporary "
+                     "folder, removed afterwards)")
+        ->type_name("DIR");
+    add_output_options(bench);
 
     // CLI11 would answer an unknown command with "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";
@@ -205,8 +268,25 @@ Options parse_options(int argc, char** argv) {
         o.checkpoint_interval = checkpoint_interval;
     if (given("--restart"))
         o.restart = restart_dir;
+    if (given("--from-state"))
+        o.from_state = from_state;
+    if (o.command == "bench" && o.end_time && o.from_state)
+        throw UsageError("--end-time and --from-state both choose the state to time from; give one",
+                         "bench");
     if (given("--neighbours"))
         o.neighbours = parse_neighbour_module(neighbours_text);
+    if (given("--output-interval"))
+        o.output_interval = output_interval;
+    if (given("--compressor"))
+        o.compressor = parse_compressor(compressor);
+    if (given("--compression-level"))
+        o.compression_level = compression_level;
+    if (given("--fields"))
+        o.fields = fields;
+    if (given("--boundary-output"))
+        o.boundary_only_first = boundary_output == "first";
+    if (given("--writers"))
+        o.writers = writers;
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
     o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
     return o;
@@ -220,6 +300,23 @@ Case load_case(const Options& o) {
         c.run.end_time = *o.end_time;
     if (o.neighbours)
         c.neighbours = *o.neighbours;
+    if (o.output_interval)
+        c.run.output_interval = *o.output_interval;
+    if (o.compressor)
+        c.output.format.compressor = *o.compressor;
+    if (o.compression_level) {
+        if (c.output.format.compressor == Compressor::none)
+            throw UsageError("--compression-level has no meaning with the compressor 'none'");
+        c.output.format.level = *o.compression_level;
+    } else if (o.compressor == Compressor::none) {
+        c.output.format.level = 0; // a level the case gave for another compressor
+    }
+    if (o.fields)
+        parse_fields(*o.fields, c.output.format);
+    if (o.boundary_only_first)
+        c.output.boundary_only_first = *o.boundary_only_first;
+    if (o.writers)
+        c.output.writers = *o.writers;
     if (o.dp) {
         try {
             apply_dp_override(c, *o.dp);

@@ -47,6 +47,14 @@ struct Options {
     std::optional<double> dp;
     std::optional<double> checkpoint_interval; ///< run: s of simulated time
     std::optional<std::string> restart;        ///< run: the output folder to continue
+    std::optional<std::string> from_state;     ///< bench: a checkpoint or run folder
+    std::optional<double> output_interval;     ///< s, overrides <run outputInterval>
+    // Snapshot format (run, bench): override <output>.
+    std::optional<Compressor> compressor;
+    std::optional<int> compression_level;
+    std::optional<std::string> fields;
+    std::optional<bool> boundary_only_first;
+    std::optional<unsigned> writers;
     Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
     // bench
     int steps = 100;
@@ -61,7 +69,8 @@ struct Options {
 ///         message names the option and what it expects.
 Options parse_options(int argc, char** argv);
 
-/// Reads the case and applies the command-line overrides (--out, --end-time, --neighbours, --dp).
+/// Reads the case and applies the command-line overrides (--out, --end-time, --neighbours, --dp,
+/// --output-interval and the snapshot format's).
 /// \throws CaseError (case file), UsageError (an override the case cannot take).
 Case load_case(const Options& o);
 

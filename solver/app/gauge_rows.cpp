@@ -14,10 +14,10 @@ GaugeRowWriter::~GaugeRowWriter() {
     thread_.join();
 }
 
-void GaugeRowWriter::submit(double t, GaugeResponse response) {
+void GaugeRowWriter::submit(double t, std::future<GaugeResponse> sample) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return queue_.size() < 256 || error_; });
-    queue_.emplace_back(t, std::move(response));
+    queue_.emplace_back(t, std::move(sample));
     changed_.notify_all();
 }
 
@@ -38,12 +38,12 @@ void GaugeRowWriter::run() {
         changed_.wait(lock, [&] { return !queue_.empty() || stop_; });
         if (queue_.empty())
             return; // stop_ with nothing left
-        auto [t, response] = std::move(queue_.front());
+        auto [t, sample] = std::move(queue_.front());
         queue_.pop_front();
         busy_ = true;
         lock.unlock();
         try {
-            csv_.write(t, plan_.evaluate(response));
+            csv_.write(t, plan_.evaluate(sample.get()));
         } catch (...) {
             lock.lock();
             error_ = std::current_exception();

@@ -1,8 +1,9 @@
 #pragma once
 /// \file gauge_rows.h
-/// gauges.csv rows finished off the stepping thread: a sample's raw sums are handed over and a
-/// writer thread turns them into values (GaugePlan::evaluate) and writes the row, in order.
-/// With gauges sampled every step this keeps the CSV formatting and the write out of the step.
+/// gauges.csv rows finished off the stepping thread: a pending sample (Simulation::begin_gauges)
+/// is handed over and a writer thread waits for it, turns it into values (GaugePlan::evaluate)
+/// and writes the row, in order. With gauges sampled every step this keeps the wait for the
+/// device, the CSV formatting and the write out of the step.
 
 #include "backends/gauges.h"
 #include "io/csv_series.h"
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -25,7 +27,7 @@ public:
     GaugeRowWriter& operator=(const GaugeRowWriter&) = delete;
 
     /// Queues the row of time t (s); blocks while 256 rows wait (a slow disk slows the run).
-    void submit(double t, GaugeResponse response);
+    void submit(double t, std::future<GaugeResponse> sample);
     /// Returns once every submitted row is written.
     /// \throws what writing a row threw (e.g. a full disk), once.
     void flush();
@@ -37,7 +39,7 @@ private:
     CsvSeries& csv_;
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::deque<std::pair<double, GaugeResponse>> queue_;
+    std::deque<std::pair<double, std::future<GaugeResponse>>> queue_;
     bool busy_ = false, stop_ = false;
     std::exception_ptr error_;
     std::thread thread_;

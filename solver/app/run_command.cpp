@@ -18,6 +18,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -144,10 +145,18 @@ int run_command(const Options& o) {
         summary.initial.fluid + summary.initial.boundary + summary.initial.excluded};
     CsvSeries diagnostics(output_dir / "diagnostics.csv", diagnostics_comments(),
                           diagnostics_columns(), resume_after);
-    BackgroundSnapshotWriter output([&](const Snapshot& s) {
-        writer.write(s);
+    // The collector thread finishes each copy and writes its diagnostics row in time order; a
+    // pool of writer threads compresses and writes the .vtp files, several at once.
+    writer.set_format(c.output.format, c.output.boundary_only_first);
+    BackgroundSnapshotWriter::Settings output_settings;
+    output_settings.writers = c.output.writers ? c.output.writers : default_writer_count();
+    output_settings.in_order = [&](const Snapshot& s) {
         diagnostics.write(s.time, diagnostics_row(s, diagnostics_constants));
-    });
+    };
+    std::atomic<std::uintmax_t> snapshot_bytes{0};
+    BackgroundSnapshotWriter output(
+        [&](const Snapshot& s, std::size_t index) { snapshot_bytes += writer.write(index, s); },
+        output_settings);
     // gauges.csv: sampled every <gauges interval> on the backend, written as the run goes.
     std::unique_ptr<GaugePlan> gauge_plan;
     std::unique_ptr<CsvSeries> gauge_csv;
@@ -175,35 +184,20 @@ int run_command(const Options& o) {
                                    1
                              : 0;
     }
-    // A gauge row is begun after the step that reaches its time and written after the next
-    // step (the backend's work overlaps it), or before anything that must see it on disk.
-    std::optional<double> pending_gauge_time;
-    // The row itself is evaluated and written by gauge_rows' thread.
-    auto collect_gauges = [&] {
-        if (!pending_gauge_time)
-            return;
-        const auto t0 = std::chrono::steady_clock::now();
-        gauge_rows->submit(*pending_gauge_time, sim->end_gauges());
-        pending_gauge_time.reset();
-        gauge_seconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    // Every row so far on disk (before a checkpoint, at the end of the run).
-    auto finish_gauges = [&] {
-        collect_gauges();
+    // A gauge sample is begun after the step that reaches its time; gauge_rows' thread waits
+    // for it and writes its row while the simulation steps on.
+    auto finish_gauges = [&] { // every row so far on disk (before a checkpoint, at the end)
         if (gauge_rows)
             gauge_rows->flush();
     };
     auto sample_gauges = [&] {
         if (!gauge_plan)
             return;
-        collect_gauges();
         const double slack_g = 1e-6 * c.gauges.interval;
         if (sim->time() + slack_g < static_cast<double>(next_gauge) * c.gauges.interval)
             return;
         const auto t0 = std::chrono::steady_clock::now();
-        sim->begin_gauges(gauge_plan->request());
-        pending_gauge_time = sim->time();
+        gauge_rows->submit(sim->time(), sim->begin_gauges(gauge_plan->request()));
         while (sim->time() + slack_g >= static_cast<double>(next_gauge) * c.gauges.interval)
             ++next_gauge;
         gauge_seconds +=
@@ -243,7 +237,8 @@ int run_command(const Options& o) {
     };
     auto write_snapshot = [&] {
         const auto t0 = std::chrono::steady_clock::now();
-        output.submit(sim->begin_snapshot());
+        std::future<Snapshot> snapshot = sim->begin_snapshot();
+        output.submit(std::move(snapshot), writer.reserve());
         output_times.push_back(sim->time());
         output_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -261,8 +256,19 @@ int run_command(const Options& o) {
         summary.stages.emplace_back("gauges_host", gauge_seconds);
         summary.stages.emplace_back("checkpoints", checkpoint_seconds);
         summary.snapshots = writer.count();
+        summary.output = {to_string(c.output.format.compressor),
+                          c.output.format.level,
+                          fields_to_string(c.output.format),
+                          c.output.boundary_only_first ? "first" : "every",
+                          output.writers(),
+                          snapshot_bytes.load(),
+                          output.write_seconds()};
         summary.wall_time =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        summary.particle_steps =
+            static_cast<double>(summary.initial.fluid + summary.initial.boundary +
+                                summary.initial.excluded) *
+            static_cast<double>(sim->steps() - summary.restart_step);
         write_summary_json(summary_path, summary);
     };
 
@@ -336,7 +342,8 @@ int run_command(const Options& o) {
     std::cout << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
               << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
               << summary.final_counts.excluded << " particle(s) excluded\n"
-              << "sluice: open " << (output_dir / (c.name + ".pvd")).string() << " in ParaView\n";
+              << performance_lines(summary) << "sluice: open "
+              << (output_dir / (c.name + ".pvd")).string() << " in ParaView\n";
     return exit_ok;
 }
 

@@ -13,12 +13,10 @@ std::future<Snapshot> Simulation::begin_snapshot() {
     return ready.get_future();
 }
 
-void Simulation::begin_gauges(const GaugeRequest& request) {
-    pending_gauges_ = sample_gauges(request);
-}
-
-GaugeResponse Simulation::end_gauges() {
-    return std::move(pending_gauges_);
+std::future<GaugeResponse> Simulation::begin_gauges(const GaugeRequest& request) {
+    std::promise<GaugeResponse> ready;
+    ready.set_value(sample_gauges(request));
+    return ready.get_future();
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend) {

@@ -103,13 +103,14 @@ public:
     /// small copy per call); synchronous. Allocates only when a request grows.
     virtual GaugeResponse sample_gauges(const GaugeRequest& request) = 0;
 
-    /// The same, split so that the sample overlaps the next step: begin_gauges() queues the
-    /// work behind the current state (the CUDA backend: kernels and a copy to pinned memory on
-    /// the simulation's stream, no wait) and end_gauges() returns the answer, waiting if need
-    /// be; step() may run in between (it waits for the stream at its end anyway, so the answer
-    /// is then ready for free). One sample in flight at a time. The default computes at once.
-    virtual void begin_gauges(const GaugeRequest& request);
-    virtual GaugeResponse end_gauges();
+    /// The same, started without waiting: begin_gauges() queues the work behind the current
+    /// state (the CUDA backend: kernels and a copy to pinned memory on the simulation's stream)
+    /// and returns at once; the future's get() (from any thread) waits for the copy and returns
+    /// what sample_gauges() would have returned now, so the stepping thread never waits for a
+    /// sample. The simulation may step on meanwhile. Each pending future holds a result slot
+    /// until get() returns or the future is destroyed; begin_gauges() waits while every slot is
+    /// held (CUDA backend: 4). The default (CPU backend) computes at once.
+    virtual std::future<GaugeResponse> begin_gauges(const GaugeRequest& request);
 
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
@@ -117,9 +118,6 @@ public:
     /// Exclusions since the last call, by ascending id; each is reported exactly once. The CLI
     /// logs them (summary.json has the count from counts()).
     virtual std::vector<Exclusion> take_exclusions() = 0;
-
-private:
-    GaugeResponse pending_gauges_; ///< the default begin/end's answer
 };
 
 /// Generates the particles of the case and sets up the chosen backend.

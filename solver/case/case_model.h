@@ -7,6 +7,7 @@
 /// simulation plane is x–z, gravity along −z.
 
 #include "case/shapes.h"
+#include "io/output.h"
 #include "neighbours/module.h"
 
 #include <Eigen/Core>
@@ -103,6 +104,15 @@ struct RunControl {
     std::optional<double> checkpoint_interval;
 };
 
+/// How snapshots are written (`<output>`, cases/README.md).
+struct OutputSettings {
+    VtpFormat format; ///< compressor, level, fields (format.boundary stays true)
+    /// The boundary particles (which do not move) in the first snapshot of the series only.
+    bool boundary_only_first = false;
+    /// Threads compressing and writing snapshots; 0 = default_writer_count() (io/async_output.h).
+    unsigned writers = 0;
+};
+
 /// A measurement taken during the run (`<gauges>`, cases/README.md; computed by the backend
 /// through the neighbour query, written to gauges.csv).
 enum class GaugeKind {
@@ -143,6 +153,7 @@ struct Case {
     Physics physics;
     NeighbourModule neighbours;
     RunControl run;
+    OutputSettings output;
     Gauges gauges;
 };
 

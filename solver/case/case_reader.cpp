@@ -298,6 +298,30 @@ void read_run(const Element& e, RunControl& run, const std::string& case_name) {
                          "empty; give a folder or leave the attribute out for out/" + case_name);
 }
 
+/// <output compressor level fields boundary writers>.
+void read_output(const Element& e, OutputSettings& o) {
+    static const Choices<Compressor> compressors = {
+        {to_string(Compressor::lz4), Compressor::lz4},
+        {to_string(Compressor::zlib), Compressor::zlib},
+        {to_string(Compressor::none), Compressor::none}};
+    static const Choices<bool> boundary = {{"every", false}, {"first", true}};
+    o.format.compressor =
+        e.choice("compressor", "compressor", compressors).value_or(o.format.compressor);
+    if (const auto level = e.integer("level", {1, true, 9, true})) {
+        if (o.format.compressor == Compressor::none)
+            e.fail_attribute("level", "has no meaning with compressor=\"none\"");
+        o.format.level = *level;
+    }
+    if (e.has("fields"))
+        e.parsed("fields", [&](std::string_view text) {
+            parse_fields(std::string(text), o.format);
+            return true;
+        });
+    o.boundary_only_first =
+        e.choice("boundary", "boundary output", boundary).value_or(o.boundary_only_first);
+    o.writers = static_cast<unsigned>(e.integer("writers", {1, true, 64, true}).value_or(0));
+}
+
 /// <gauges interval="T"> with <height name x [y]/>, <probe name point [fields]/> and
 /// <front name direction/> children; names unique; every gauge inside the domain.
 void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) {
@@ -408,7 +432,7 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
                                         "<sluice> element");
 
     const Element s(r, *root, {"name", "dimension"},
-                    {"constants", "geometry", "physics", "neighbours", "run", "gauges"});
+                    {"constants", "geometry", "physics", "neighbours", "run", "output", "gauges"});
     Case c;
     c.where = s.where();
 
@@ -450,6 +474,9 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
     if (const XMLElement* x = s.single("run"))
         read_run(Element(r, *x, {"endTime", "outputInterval", "output", "checkpointInterval"}),
                  c.run, c.name);
+    if (const XMLElement* x = s.single("output"))
+        read_output(Element(r, *x, {"compressor", "level", "fields", "boundary", "writers"}),
+                    c.output);
     if (const XMLElement* x = s.single("gauges"))
         read_gauges(r, Element(r, *x, {"interval"}, {"height", "probe", "front"}), c, c.gauges);
     return c;

@@ -1,12 +1,19 @@
 #include "io/async_output.h"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace sluice {
 
-BackgroundSnapshotWriter::BackgroundSnapshotWriter(WriteFunction write, std::size_t max_queued)
-    : write_(std::move(write)), max_queued_(max_queued == 0 ? 1 : max_queued),
-      thread_([this] { run(); }) {}
+BackgroundSnapshotWriter::BackgroundSnapshotWriter(WriteFunction write, Settings settings)
+    : write_(std::move(write)), settings_(std::move(settings)) {
+    settings_.writers = std::max(1u, settings_.writers);
+    settings_.max_queued = std::max<std::size_t>(1, settings_.max_queued);
+    collector_ = std::thread([this] { collect(); });
+    for (unsigned k = 0; k < settings_.writers; ++k)
+        writer_threads_.emplace_back([this] { write_loop(); });
+}
 
 BackgroundSnapshotWriter::~BackgroundSnapshotWriter() {
     {
@@ -14,28 +21,38 @@ BackgroundSnapshotWriter::~BackgroundSnapshotWriter() {
         stopping_ = true;
     }
     changed_.notify_all();
-    thread_.join();
+    collector_.join();
+    for (std::thread& t : writer_threads_)
+        t.join();
 }
 
-void BackgroundSnapshotWriter::rethrow_locked(std::unique_lock<std::mutex>&) {
+void BackgroundSnapshotWriter::rethrow_locked() {
     if (error_) {
         std::exception_ptr e = std::exchange(error_, nullptr);
         std::rethrow_exception(e);
     }
 }
 
-void BackgroundSnapshotWriter::submit(std::future<Snapshot> snapshot) {
+void BackgroundSnapshotWriter::fail_locked(std::exception_ptr error) {
+    failed_ = true;
+    if (!error_)
+        error_ = std::move(error);
+}
+
+void BackgroundSnapshotWriter::submit(std::future<Snapshot> snapshot, std::size_t ticket) {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return queue_.size() < max_queued_; });
-    queue_.push_back(std::move(snapshot));
+    changed_.wait(lock, [this] { return pending_.size() < settings_.max_queued; });
+    pending_.push_back({std::move(snapshot), ticket});
     changed_.notify_all();
-    rethrow_locked(lock);
+    rethrow_locked();
 }
 
 void BackgroundSnapshotWriter::flush() {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
-    rethrow_locked(lock);
+    changed_.wait(lock, [this] {
+        return pending_.empty() && !collecting_ && ready_.empty() && writing_ == 0;
+    });
+    rethrow_locked();
 }
 
 std::size_t BackgroundSnapshotWriter::written() const {
@@ -43,40 +60,88 @@ std::size_t BackgroundSnapshotWriter::written() const {
     return written_;
 }
 
-void BackgroundSnapshotWriter::run() {
+double BackgroundSnapshotWriter::write_seconds() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return write_seconds_;
+}
+
+void BackgroundSnapshotWriter::collect() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty())
-            return; // stopping, nothing left
-        std::future<Snapshot> next = std::move(queue_.front());
-        queue_.pop_front();
-        busy_ = true;
+        changed_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
+        if (pending_.empty())
+            break; // stopping, nothing left
+        Pending next = std::move(pending_.front());
+        pending_.pop_front();
+        collecting_ = true;
         const bool failed_before = failed_;
         lock.unlock();
         changed_.notify_all(); // room in the queue
         std::exception_ptr error;
-        bool wrote = false;
+        std::shared_ptr<const Snapshot> snapshot;
         try {
-            const Snapshot s = next.get();
-            if (!failed_before) {
-                write_(s);
-                wrote = true;
-            }
+            // get() even after a failure: it releases the snapshot's copy slot.
+            snapshot = std::make_shared<const Snapshot>(next.snapshot.get());
+            if (settings_.in_order && !failed_before)
+                settings_.in_order(*snapshot);
         } catch (...) {
             error = std::current_exception();
         }
-        next = {};
+        next.snapshot = {};
         lock.lock();
-        busy_ = false;
-        written_ += wrote ? 1 : 0;
-        if (error) {
-            failed_ = true;
-            if (!error_)
-                error_ = error;
-        }
+        if (error)
+            fail_locked(error);
+        // At most `writers` finished snapshots wait: host memory stays bounded.
+        changed_.wait(lock, [this] { return ready_.size() < settings_.writers; });
+        if (!failed_)
+            ready_.push_back({std::move(snapshot), next.ticket});
+        collecting_ = false;
         changed_.notify_all();
     }
+    lock.unlock();
+}
+
+void BackgroundSnapshotWriter::write_loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        changed_.wait(lock, [this] {
+            return !ready_.empty() || (stopping_ && pending_.empty() && !collecting_);
+        });
+        if (ready_.empty())
+            return; // stopping, nothing left
+        Ready next = std::move(ready_.front());
+        ready_.pop_front();
+        const bool skip = failed_;
+        ++writing_;
+        lock.unlock();
+        changed_.notify_all(); // room for the collector
+        std::exception_ptr error;
+        const auto start = std::chrono::steady_clock::now();
+        if (!skip) {
+            try {
+                write_(*next.snapshot, next.ticket);
+            } catch (...) {
+                error = std::current_exception();
+            }
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        next.snapshot.reset();
+        lock.lock();
+        --writing_;
+        write_seconds_ += seconds;
+        if (error)
+            fail_locked(error);
+        else if (!skip)
+            ++written_;
+        changed_.notify_all();
+    }
+}
+
+unsigned default_writer_count(unsigned hardware_threads) {
+    if (hardware_threads <= 2)
+        return 1;
+    return std::min(8u, hardware_threads - 2);
 }
 
 } // namespace sluice

@@ -79,7 +79,7 @@ vtkSmartPointer<ArrayT> make_array(const char* name, int components, const T* da
 static_assert(sizeof(std::array<float, 3>) == 3 * sizeof(float), "positions must be packed");
 static_assert(sizeof(ParticleType) == 1, "type is written as uint8");
 
-vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s) {
+vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s, const VtpFormat& format) {
     const std::size_t n = s.size();
     auto poly = vtkSmartPointer<vtkPolyData>::New();
 
@@ -103,17 +103,41 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s) {
     pd->AddArray(make_array<vtkTypeUInt32Array>("id", 1, s.id.data(), n));
     pd->AddArray(make_array<vtkTypeUInt8Array>(
         "type", 1, reinterpret_cast<const std::uint8_t*>(s.type.data()), n));
-    pd->AddArray(make_array<vtkFloatArray>("velocity", 3,
-                                           reinterpret_cast<const float*>(s.velocity.data()), n));
-    pd->AddArray(make_array<vtkFloatArray>("density", 1, s.density.data(), n));
-    pd->AddArray(make_array<vtkFloatArray>("pressure", 1, s.pressure.data(), n));
-    pd->SetActiveVectors("velocity");
+    if (format.velocity) {
+        pd->AddArray(make_array<vtkFloatArray>(
+            "velocity", 3, reinterpret_cast<const float*>(s.velocity.data()), n));
+        pd->SetActiveVectors("velocity");
+    }
+    if (format.density)
+        pd->AddArray(make_array<vtkFloatArray>("density", 1, s.density.data(), n));
+    if (format.pressure)
+        pd->AddArray(make_array<vtkFloatArray>("pressure", 1, s.pressure.data(), n));
 
     vtkNew<vtkDoubleArray> time;
     time->SetName("TimeValue");
     time->InsertNextValue(s.time);
     poly->GetFieldData()->AddArray(time);
     return poly;
+}
+
+/// The fluid particles of `s` only, in the same order.
+Snapshot fluid_only(const Snapshot& s) {
+    Snapshot f;
+    f.dimension = s.dimension;
+    f.time = s.time;
+    f.step = s.step;
+    f.dt = s.dt;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s.type[i] != ParticleType::fluid)
+            continue;
+        f.id.push_back(s.id[i]);
+        f.type.push_back(s.type[i]);
+        f.position.push_back(s.position[i]);
+        f.velocity.push_back(s.velocity[i]);
+        f.density.push_back(s.density[i]);
+        f.pressure.push_back(s.pressure[i]);
+    }
+    return f;
 }
 
 /// Names a previous run of case `name` leaves in its directory (see the constructor's
@@ -135,7 +159,67 @@ bool is_stale(const std::string& file, const std::string& name) {
 
 } // namespace
 
-void write_vtp(const fs::path& path, const Snapshot& s) {
+const char* to_string(Compressor c) {
+    switch (c) {
+    case Compressor::lz4:
+        return "lz4";
+    case Compressor::zlib:
+        return "zlib";
+    case Compressor::none:
+        return "none";
+    }
+    return "?";
+}
+
+Compressor parse_compressor(const std::string& name) {
+    for (Compressor c : {Compressor::lz4, Compressor::zlib, Compressor::none})
+        if (name == to_string(c))
+            return c;
+    throw std::invalid_argument("unknown compressor '" + name + "' (valid: lz4, zlib, none)");
+}
+
+std::string fields_to_string(const VtpFormat& f) {
+    std::string out;
+    for (const auto& [on, name] :
+         {std::pair{f.velocity, "velocity"}, std::pair{f.density, "density"},
+          std::pair{f.pressure, "pressure"}})
+        if (on)
+            out += (out.empty() ? "" : " ") + std::string(name);
+    return out;
+}
+
+void parse_fields(const std::string& text, VtpFormat& f) {
+    VtpFormat parsed = f;
+    parsed.velocity = parsed.density = parsed.pressure = false;
+    std::string word;
+    auto take = [&] {
+        if (word.empty())
+            return;
+        bool* field = word == "velocity"   ? &parsed.velocity
+                      : word == "density"  ? &parsed.density
+                      : word == "pressure" ? &parsed.pressure
+                                           : nullptr;
+        if (field == nullptr)
+            throw std::invalid_argument(
+                "unknown field '" + word +
+                "' (valid: velocity, density, pressure; id, type and the positions are always "
+                "written)");
+        if (*field)
+            throw std::invalid_argument("field '" + word + "' is listed twice");
+        *field = true;
+        word.clear();
+    };
+    for (char ch : text) {
+        if (ch == ' ' || ch == ',' || ch == '\t' || ch == '\n')
+            take();
+        else
+            word += ch;
+    }
+    take();
+    f = parsed;
+}
+
+std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpFormat& format) {
     const std::size_t n = s.size();
     if (s.type.size() != n || s.position.size() != n || s.velocity.size() != n ||
         s.density.size() != n || s.pressure.size() != n)
@@ -145,10 +229,22 @@ void write_vtp(const fs::path& path, const Snapshot& s) {
     const fs::path tmp = temp_path_for(path);
     vtkNew<vtkXMLPolyDataWriter> writer;
     writer->SetFileName(tmp.c_str());
-    writer->SetInputData(to_polydata(s));
+    writer->SetInputData(to_polydata(format.boundary ? s : fluid_only(s), format));
     writer->SetDataModeToAppended(); // raw appended blocks: no base64, fastest to read
     writer->EncodeAppendedDataOff();
-    writer->SetCompressorTypeToZLib();
+    switch (format.compressor) {
+    case Compressor::lz4:
+        writer->SetCompressorTypeToLZ4();
+        break;
+    case Compressor::zlib:
+        writer->SetCompressorTypeToZLib();
+        break;
+    case Compressor::none:
+        writer->SetCompressorTypeToNone();
+        break;
+    }
+    if (format.level > 0 && format.compressor != Compressor::none)
+        writer->SetCompressionLevel(format.level); // after the type: it goes to the compressor
     writer->SetHeaderTypeToUInt64();
     if (writer->Write() == 0 || writer->GetErrorCode() != vtkErrorCode::NoError) {
         const unsigned long code = writer->GetErrorCode();
@@ -156,7 +252,10 @@ void write_vtp(const fs::path& path, const Snapshot& s) {
         fs::remove(tmp, ec);
         fail_output("write", path, vtk_error_text(code));
     }
+    std::error_code ec;
+    const std::uintmax_t bytes = fs::file_size(tmp, ec);
     move_into_place(tmp, path);
+    return ec ? 0 : bytes;
 }
 
 SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_name)
@@ -194,9 +293,9 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
         if (!fs::exists(path))
             fail_output("resume the series in", directory_,
                         "its snapshot " + path.filename().string() + " is missing");
-        files_.push_back(path);
-        times_.push_back(resume_times[k]);
+        complete_.emplace_back(resume_times[k]);
     }
+    reserved_ = complete_.size();
     // What the interrupted run wrote after its checkpoint is written again: remove it, and the
     // temporaries of writes it did not finish.
     std::error_code ec;
@@ -222,20 +321,73 @@ fs::path SnapshotSeriesWriter::pvd_path() const {
     return directory_ / (name_ + ".pvd");
 }
 
-fs::path SnapshotSeriesWriter::write(const Snapshot& snapshot) {
-    char index[32];
-    std::snprintf(index, sizeof index, "_%04zu.vtp", files_.size());
-    const fs::path path = directory_ / (name_ + index);
-    write_vtp(path, snapshot);
-    files_.push_back(path);
-    times_.push_back(snapshot.time);
+fs::path SnapshotSeriesWriter::path_of(std::size_t index) const {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "_%04zu.vtp", index);
+    return directory_ / (name_ + suffix);
+}
+
+void SnapshotSeriesWriter::set_format(const VtpFormat& format, bool boundary_only_first) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    format_ = format;
+    boundary_only_first_ = boundary_only_first;
+}
+
+std::size_t SnapshotSeriesWriter::reserve() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    complete_.emplace_back();
+    return reserved_++;
+}
+
+std::uintmax_t SnapshotSeriesWriter::write(std::size_t index, const Snapshot& snapshot) {
+    VtpFormat format;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (index >= reserved_ || complete_[index])
+            throw std::logic_error("output: snapshot " + std::to_string(index) +
+                                   " was not reserved or is written already");
+        format = format_;
+        if (boundary_only_first_ && index > 0)
+            format.boundary = false;
+    }
+    const std::uintmax_t bytes = write_vtp(path_of(index), snapshot, format);
+    std::lock_guard<std::mutex> lock(mutex_);
+    complete_[index] = snapshot.time;
     write_pvd();
-    return path;
+    return bytes;
+}
+
+fs::path SnapshotSeriesWriter::write(const Snapshot& snapshot) {
+    const std::size_t index = reserve();
+    write(index, snapshot);
+    return path_of(index);
+}
+
+std::size_t SnapshotSeriesWriter::count() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<std::size_t>(std::count_if(complete_.begin(), complete_.end(),
+                                                  [](const auto& t) { return t.has_value(); }));
+}
+
+std::vector<fs::path> SnapshotSeriesWriter::files() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<fs::path> out;
+    for (std::size_t k = 0; k < complete_.size(); ++k)
+        if (complete_[k])
+            out.push_back(path_of(k));
+    return out;
 }
 
 fs::path SnapshotSeriesWriter::write_failure(const Snapshot& snapshot) {
     const fs::path path = directory_ / (name_ + "_failed.vtp");
-    write_vtp(path, snapshot);
+    VtpFormat format;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        format = format_;
+    }
+    // The whole failing state, walls and every field included: it is for finding the cause.
+    format.boundary = format.velocity = format.density = format.pressure = true;
+    write_vtp(path, snapshot, format);
     return path;
 }
 
@@ -247,12 +399,14 @@ void SnapshotSeriesWriter::write_pvd() const {
     xml.PushAttribute("version", "0.1");
     xml.PushAttribute("byte_order", "LittleEndian");
     xml.OpenElement("Collection");
-    for (std::size_t i = 0; i < files_.size(); ++i) {
+    for (std::size_t k = 0; k < complete_.size(); ++k) {
+        if (!complete_[k])
+            continue;
         xml.OpenElement("DataSet");
-        xml.PushAttribute("timestep", number_or_null(times_[i]).c_str());
+        xml.PushAttribute("timestep", number_or_null(*complete_[k]).c_str());
         xml.PushAttribute("group", "");
         xml.PushAttribute("part", "0");
-        xml.PushAttribute("file", files_[i].filename().string().c_str());
+        xml.PushAttribute("file", path_of(k).filename().string().c_str());
         xml.CloseElement();
     }
     xml.CloseElement();

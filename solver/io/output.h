@@ -14,26 +14,68 @@
 #include "io/snapshot.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace sluice {
 
-/// Writes `snapshot` to `path` as a .vtp: binary, ZLib-compressed, raw appended data (the
-/// layout ParaView reads fastest). Points are the positions (float32, 3 components; in 2D
-/// y is whatever the snapshot holds, i.e. 0), one vertex cell per point (so both ParaView's
+/// How the binary blocks of a .vtp are compressed (VTK's vtkXMLWriterBase compressors; ParaView
+/// reads all three).
+enum class Compressor {
+    lz4,  ///< vtkLZ4DataCompressor: fast, larger files (the default: README, "Output")
+    zlib, ///< vtkZLibDataCompressor: slower, smaller files
+    none, ///< raw blocks
+};
+
+/// What a snapshot file holds and how it is written (`<output>` in a case, cases/README.md).
+struct VtpFormat {
+    Compressor compressor = Compressor::lz4;
+    /// 1 (fastest) … 9 (smallest); 0 = VTK's default (5). For lz4 VTK maps it to the
+    /// acceleration (9 → 1, 1 → 9); ignored for none.
+    int level = 0;
+    // Point arrays besides the always written `id` and `type` (and the points themselves).
+    bool velocity = true;
+    bool density = true;
+    bool pressure = true;
+    /// Whether the boundary particles are written (SnapshotSeriesWriter: in every snapshot, or
+    /// only in the first when the series says so).
+    bool boundary = true;
+};
+
+const char* to_string(Compressor c); ///< "lz4", "zlib", "none"
+/// 	hrows std::invalid_argument listing the valid names.
+Compressor parse_compressor(const std::string& name);
+/// "velocity density pressure" style list of the optional arrays a format writes.
+std::string fields_to_string(const VtpFormat& f);
+/// Sets velocity/density/pressure from a list separated by spaces or commas ("" = none of them).
+/// 	hrows std::invalid_argument naming an unknown or repeated field and the valid ones.
+void parse_fields(const std::string& text, VtpFormat& f);
+
+/// Writes `snapshot` to `path` as a .vtp: binary, raw appended data (the layout ParaView reads
+/// fastest), compressed as `format` says. Points are the positions (float32, 3 components; in
+/// 2D y is whatever the snapshot holds, i.e. 0), one vertex cell per point (so both ParaView's
 /// Point Gaussian and Surface representations show the particles), point arrays
-/// `id` (uint32), `type` (uint8: 0 fluid, 1 boundary), `velocity` (float32 ×3),
-/// `density` (float32, kg/m³), `pressure` (float32, Pa), and field data `TimeValue`
-/// (float64, 1 value, s), which ParaView shows as the dataset's time.
+/// `id` (uint32), `type` (uint8: 0 fluid, 1 boundary), and as `format` chooses `velocity`
+/// (float32 ×3), `density` (float32, kg/m³), `pressure` (float32, Pa); field data `TimeValue`
+/// (float64, 1 value, s), which ParaView shows as the dataset's time. Without
+/// `format.boundary` only the fluid particles are written.
 /// Written through a temporary file and renamed; the parent directory must exist.
+/// \returns the bytes written.
 /// \throws std::invalid_argument when the snapshot's arrays differ in length.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
-void write_vtp(const std::filesystem::path& path, const Snapshot& snapshot);
+std::uintmax_t write_vtp(const std::filesystem::path& path, const Snapshot& snapshot,
+                         const VtpFormat& format = {});
 
 /// The time series of one run in one directory: `<dir>/<name>_NNNN.vtp` (NNNN = 0, 1, …,
 /// zero-padded to at least 4 digits) and `<dir>/<name>.pvd` listing them.
+///
+/// Snapshots may be written concurrently: reserve() numbers them in time order (one thread),
+/// write() may then run on several threads at once and finish in any order; the .pvd lists, in
+/// time order, only the snapshots whose file is complete.
 class SnapshotSeriesWriter {
 public:
     /// Creates `directory` (with parents) and removes what a previous run of this case left
@@ -53,32 +95,50 @@ public:
     SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name,
                          const std::vector<double>& resume_times);
 
-    /// Writes the next `<name>_NNNN.vtp`, then rewrites `<name>.pvd` to list every snapshot so
-    /// far (timestep = snapshot.time, file relative to the directory). After it returns the
-    /// .pvd is complete. If the .vtp is written but the .pvd rewrite throws, the snapshot still
-    /// counts and the next successful write lists it.
+    /// How snapshots are written from now on; `boundary_only_first`: the boundary particles
+    /// (which do not move) are written in snapshot 0 only. Set before the first reserve().
+    void set_format(const VtpFormat& format, bool boundary_only_first);
+
+    /// The number the next snapshot of the series gets (its time order).
+    std::size_t reserve();
+
+    /// Writes snapshot `index` (from reserve()) as `<name>_NNNN.vtp`, then rewrites
+    /// `<name>.pvd` to list every complete snapshot (timestep = snapshot.time, file relative to
+    /// the directory). Thread-safe between different indices. If the .vtp is written but the
+    /// .pvd rewrite throws, the snapshot still counts and the next successful write lists it.
+    /// \returns the bytes of the .vtp written.
+    std::uintmax_t write(std::size_t index, const Snapshot& snapshot);
+
+    /// reserve() and write() in one: the next snapshot, on the calling thread.
     /// \returns the path of the .vtp written.
     std::filesystem::path write(const Snapshot& snapshot);
 
-    /// Writes `<name>_failed.vtp` (the state a failure was detected in), replacing an earlier
-    /// one; it is not listed in the .pvd, which stays the series of good states.
+    /// Writes `<name>_failed.vtp` (the state a failure was detected in, every particle and
+    /// field, with the series' compressor), replacing an earlier one; it is not listed in the
+    /// .pvd, which stays the series of good states.
     /// \returns the path written.
     std::filesystem::path write_failure(const Snapshot& snapshot);
 
     const std::filesystem::path& directory() const { return directory_; }
     std::filesystem::path pvd_path() const;
-    /// Number of series snapshots written (the failure snapshot is not counted).
-    std::size_t count() const { return files_.size(); }
-    /// The series .vtp files written so far, in order (the failure snapshot is not included).
-    const std::vector<std::filesystem::path>& files() const { return files_; }
+    /// Number of series snapshots written completely (the failure snapshot is not counted).
+    std::size_t count() const;
+    /// The series .vtp files written completely so far, in time order (the failure snapshot is
+    /// not included).
+    std::vector<std::filesystem::path> files() const;
 
 private:
-    void write_pvd() const;
+    std::filesystem::path path_of(std::size_t index) const;
+    void write_pvd() const; ///< with mutex_ held
 
     std::filesystem::path directory_;
     std::string name_;
-    std::vector<std::filesystem::path> files_;
-    std::vector<double> times_; ///< s, one per entry of files_
+    VtpFormat format_;
+    bool boundary_only_first_ = false;
+    std::size_t reserved_ = 0;
+    mutable std::mutex mutex_;
+    /// Per reserved index: the time of its snapshot, once its file is complete.
+    std::vector<std::optional<double>> complete_;
 };
 
 } // namespace sluice

@@ -4,7 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 namespace sluice {
 
@@ -21,34 +26,101 @@ Json counts(const ParticleCounts& c) {
     return Json{{"fluid", c.fluid}, {"boundary", c.boundary}, {"excluded", c.excluded}};
 }
 
+/// s spent in the step's own stages.
+double step_seconds(const RunSummary& s) {
+    double total = 0.0;
+    for (const auto& [name, seconds] : s.stages)
+        if (is_step_stage(name))
+            total += seconds;
+    return total;
+}
+
+double per_second(double count, double seconds) {
+    return seconds > 0.0 ? count / seconds : std::nan("");
+}
+
+/// Stage → fraction of the wall time, then "other" (what no stage accounts for).
+std::vector<std::pair<std::string, double>> wall_shares(const RunSummary& s) {
+    std::vector<std::pair<std::string, double>> shares;
+    double accounted = 0.0;
+    for (const auto& [name, seconds] : s.stages) {
+        shares.emplace_back(name, s.wall_time > 0.0 ? seconds / s.wall_time : std::nan(""));
+        accounted += seconds;
+    }
+    shares.emplace_back("other", s.wall_time > 0.0 ? std::max(0.0, 1.0 - accounted / s.wall_time)
+                                                   : std::nan(""));
+    return shares;
+}
+
 } // namespace
+
+bool is_step_stage(const std::string& name) {
+    return name == "construction" || name == "reorder" || name == "interaction" ||
+           name == "integration" || name == "checks";
+}
+
+std::string performance_lines(const RunSummary& s) {
+    std::ostringstream out;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "sluice: %.4g M particle-steps in %.3g s wall: %.1f M particle-steps/s (the "
+                  "step alone: %.1f M/s)\n",
+                  1e-6 * s.particle_steps, s.wall_time,
+                  1e-6 * per_second(s.particle_steps, s.wall_time),
+                  1e-6 * per_second(s.particle_steps, step_seconds(s)));
+    out << line << "sluice: share of the wall time:";
+    bool first = true;
+    for (const auto& [name, share] : wall_shares(s)) {
+        std::snprintf(line, sizeof line, "%s %s %.1f %%", first ? "" : ",",
+                      name == "output" ? "output wait" : name.c_str(), 100.0 * share);
+        out << line;
+        first = false;
+    }
+    out << "\n";
+    return out.str();
+}
 
 void write_summary_json(const std::filesystem::path& path, const RunSummary& s) {
     Json stages = Json::object();
     for (const auto& [name, seconds] : s.stages)
         stages[name] = number(seconds);
-    const Json j = {
-        {"case", s.case_name},
-        {"case_file", s.case_file},
-        {"backend", s.backend},
-        {"neighbour_module", s.neighbour_module},
-        {"status", s.status},
-        {"failure", s.failure},
-        {"particles", {{"initial", counts(s.initial)}, {"final", counts(s.final_counts)}}},
-        {"steps", s.steps},
-        {"simulated_time_s", number(s.simulated_time)},
-        {"end_time_s", number(s.end_time)},
-        {"wall_time_s", number(s.wall_time)},
-        {"stages_s", stages},
-        {"snapshots", s.snapshots},
-        {"h_m", number(s.smoothing_length)},
-        {"c0_m_per_s", number(s.speed_of_sound)},
-        {"dp_m", number(s.dp)},
-        {"checkpoints", s.checkpoints},
-        {"restart", s.restart_file.empty() ? Json(nullptr)
-                                           : Json{{"file", s.restart_file},
-                                                  {"time_s", number(s.restart_time)},
-                                                  {"step", s.restart_step}}}};
+    Json j = {{"case", s.case_name},
+              {"case_file", s.case_file},
+              {"backend", s.backend},
+              {"neighbour_module", s.neighbour_module},
+              {"status", s.status},
+              {"failure", s.failure},
+              {"particles", {{"initial", counts(s.initial)}, {"final", counts(s.final_counts)}}},
+              {"steps", s.steps},
+              {"simulated_time_s", number(s.simulated_time)},
+              {"end_time_s", number(s.end_time)},
+              {"wall_time_s", number(s.wall_time)},
+              {"stages_s", stages},
+              {"snapshots", s.snapshots},
+              {"h_m", number(s.smoothing_length)},
+              {"c0_m_per_s", number(s.speed_of_sound)},
+              {"dp_m", number(s.dp)},
+              {"checkpoints", s.checkpoints},
+              {"restart", s.restart_file.empty() ? Json(nullptr)
+                                                 : Json{{"file", s.restart_file},
+                                                        {"time_s", number(s.restart_time)},
+                                                        {"step", s.restart_step}}}};
+    Json shares = Json::object();
+    for (const auto& [name, share] : wall_shares(s))
+        shares[name] = number(share);
+    j["output"] = {{"compressor", s.output.compressor},
+                   {"level", s.output.level},
+                   {"fields", s.output.fields},
+                   {"boundary", s.output.boundary},
+                   {"writers", s.output.writers},
+                   {"bytes", s.output.bytes},
+                   {"writer_thread_s", number(s.output.writer_thread_seconds)}};
+    j["performance"] = {
+        {"particle_steps", number(s.particle_steps)},
+        {"million_particle_steps_per_s", number(1e-6 * per_second(s.particle_steps, s.wall_time))},
+        {"step_million_particle_steps_per_s",
+         number(1e-6 * per_second(s.particle_steps, step_seconds(s)))},
+        {"wall_share", shares}};
     // Bytes that are not UTF-8 (a case file name, say) are replaced rather than refused.
     write_file_atomically(path, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

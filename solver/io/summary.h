@@ -10,6 +10,17 @@
 
 namespace sluice {
 
+/// How the run's snapshots were written, and what that cost beside the simulation.
+struct OutputSummary {
+    std::string compressor = "lz4";
+    int level = 0;                      ///< 0 = the compressor's default
+    std::string fields;                 ///< "velocity density pressure"
+    std::string boundary = "every";     ///< "every" or "first"
+    unsigned writers = 1;               ///< writer threads
+    std::uintmax_t bytes = 0;           ///< .vtp bytes written
+    double writer_thread_seconds = 0.0; ///< s, summed over writer threads
+};
+
 /// Everything summary.json records about one run.
 struct RunSummary {
     std::string case_name;
@@ -33,13 +44,29 @@ struct RunSummary {
     std::string restart_file;      ///< the checkpoint a restarted run continued from, else ""
     double restart_time = 0.0;     ///< s, its time
     std::uint64_t restart_step = 0;
+    OutputSummary output;
+    /// Particles × steps taken by this run (the particles of the initial state, excluded ones
+    /// included: they cost a step too).
+    double particle_steps = 0.0;
 };
+
+/// Names of the stages that make up the time step itself (the rest are gauges, output,
+/// checkpoints): construction, reorder, interaction, integration, checks.
+bool is_step_stage(const std::string& name);
+
+/// Two lines for the end of a run: particle-steps per second over the wall time and over the
+/// step's stages alone, and each stage's share of the wall time ("output" is shown as
+/// "output wait": the stepping thread's time spent handing snapshots over).
+std::string performance_lines(const RunSummary& summary);
 
 /// Writes `summary` as JSON to `path` (atomic_file.h). Keys, in this order: case, case_file,
 /// backend, neighbour_module, status, failure, particles {initial, final: {fluid, boundary,
 /// excluded}}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name: s, …, in
 /// order}, snapshots, h_m, c0_m_per_s, dp_m, checkpoints, restart (null, or {file, time_s,
-/// step} for a restarted run). Non-finite numbers are written as null.
+/// step} for a restarted run), output {compressor, level, fields, boundary, writers, bytes,
+/// writer_thread_s}, performance {particle_steps, million_particle_steps_per_s (over the wall
+/// time), step_million_particle_steps_per_s (over the step's stages), wall_share {stage:
+/// fraction of the wall time, …, other}}. Non-finite numbers are written as null.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 void write_summary_json(const std::filesystem::path& path, const RunSummary& summary);
 

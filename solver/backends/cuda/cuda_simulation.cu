@@ -120,9 +120,6 @@ CudaSimulation<D>::~CudaSimulation() {
     for (cudaEvent_t e : events_)
         if (e)
             cudaEventDestroy(e);
-    for (cudaEvent_t e : {gauges_begun_, gauges_done_})
-        if (e)
-            cudaEventDestroy(e);
     cudaStreamDestroy(stream_);
 }
 
@@ -333,7 +330,8 @@ ParticleCounts CudaSimulation<D>::counts() const {
 
 template <int D>
 StageTimes CudaSimulation<D>::stage_times() const {
-    return named_stage_times(stage_seconds_, gauge_seconds_);
+    return named_stage_times(stage_seconds_,
+                             gauge_results_ ? gauge_results_->device_seconds() : 0.0);
 }
 
 template <int D>

@@ -8,6 +8,7 @@
 #include "backends/backend_common.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/device_memory.cuh"
+#include "backends/cuda/gauge_results.cuh"
 #include "backends/cuda/packed_particles.h"
 #include "backends/cuda/snapshot_pool.cuh"
 #include "backends/cuda/step_kernels.cuh"
@@ -48,8 +49,7 @@ public:
     std::vector<Exclusion> take_exclusions() override;
     SimulationState save_state() const override;
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
-    void begin_gauges(const GaugeRequest& request) override;
-    GaugeResponse end_gauges() override;
+    std::future<GaugeResponse> begin_gauges(const GaugeRequest& request) override;
 
     std::size_t device_bytes() const override;
     std::uint64_t device_allocations() const override {
@@ -124,15 +124,11 @@ private:
     // gauges: query points and their sums (grown on demand, never in a step), a key for fronts
     DeviceArray<Vec<D>> gauge_points_;
     DeviceArray<GaugeSums<D>> gauge_sums_;
-    static constexpr int front_keys = 4; ///< per front: farthest, then three passes' results
+    static constexpr int front_keys = GaugeResultPool<D>::front_keys;
     DeviceArray<std::uint32_t> front_keys_;
-    PinnedArray<GaugeSums<D>> h_gauge_sums_;
-    PinnedArray<std::uint32_t> h_front_keys_;
     std::size_t gauge_capacity_ = 0, front_capacity_ = 0;
-    cudaEvent_t gauges_begun_ = nullptr, gauges_done_ = nullptr;
-    std::uint32_t pending_points_ = 0;
-    std::vector<GaugeRequest::Front> pending_fronts_;
-    double gauge_seconds_ = 0.0; ///< device time of the gauge kernels (a stage of its own)
+    /// Pinned results of pending samples; their device time is a stage of its own.
+    std::shared_ptr<GaugeResultPool<D>> gauge_results_;
     std::vector<std::array<float, 3>> uploaded_gauge_points_; ///< what gauge_points_ holds
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
 

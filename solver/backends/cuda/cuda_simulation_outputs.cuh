@@ -115,7 +115,7 @@ void CudaSimulation<D>::launch_front(const GaugeRequest::Front& f, float distanc
 }
 
 template <int D>
-void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
+std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
     if (!view_ready_) {
         // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
         // motion and id into the new order; the positions follow here (in a step the
@@ -126,20 +126,16 @@ void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
     }
     const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
     const std::size_t fronts = request.fronts.size();
-    if (!gauges_begun_) {
-        SLUICE_CUDA_CHECK(cudaEventCreate(&gauges_begun_));
-        SLUICE_CUDA_CHECK(cudaEventCreate(&gauges_done_));
-    }
+    if (!gauge_results_)
+        gauge_results_ = std::make_shared<GaugeResultPool<D>>();
     if (count > gauge_capacity_) { // grown on demand, never in a step
         gauge_points_.allocate(count, account_);
         gauge_sums_.allocate(count, account_);
-        h_gauge_sums_.allocate(count);
         gauge_capacity_ = count;
         uploaded_gauge_points_.clear();
     }
     if (fronts > front_capacity_ || !front_keys_) {
         front_keys_.allocate(front_keys * std::max<std::size_t>(fronts, 1), account_);
-        h_front_keys_.allocate(front_keys * std::max<std::size_t>(fronts, 1));
         front_capacity_ = fronts;
     }
     // The points rarely change (a run samples the same gauges): upload only new ones.
@@ -150,10 +146,14 @@ void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
         upload(gauge_points_.get(), points, stream_);
         uploaded_gauge_points_ = request.points;
     }
-    SLUICE_CUDA_CHECK(cudaEventRecord(gauges_begun_, stream_));
+    auto& slot = gauge_results_->acquire(count, fronts);
+    auto lease = std::make_shared<GaugeLease<D>>(gauge_results_, slot);
+    slot.points = count;
+    slot.fronts = request.fronts;
+    SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
     if (count > 0) {
         std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_gauge_sums_.get(), gauge_sums_.get(),
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.sums.get(), gauge_sums_.get(),
                                           count * sizeof(GaugeSums<D>), cudaMemcpyDeviceToHost,
                                           stream_));
     }
@@ -162,41 +162,17 @@ void CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
                                   front_keys_.get() + front_keys * f},
                    query_);
     if (fronts > 0)
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(h_front_keys_.get(), front_keys_.get(),
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.keys.get(), front_keys_.get(),
                                           front_keys * fronts * sizeof(std::uint32_t),
                                           cudaMemcpyDeviceToHost, stream_));
-    SLUICE_CUDA_CHECK(cudaEventRecord(gauges_done_, stream_));
-    pending_points_ = count;
-    pending_fronts_ = request.fronts;
-}
-
-template <int D>
-GaugeResponse CudaSimulation<D>::end_gauges() {
-    SLUICE_CUDA_CHECK(cudaEventSynchronize(gauges_done_));
-    float ms = 0.0f;
-    SLUICE_CUDA_CHECK(cudaEventElapsedTime(&ms, gauges_begun_, gauges_done_));
-    gauge_seconds_ += 1e-3 * ms;
-    GaugeResponse out;
-    out.sums.resize(pending_points_);
-    for (std::uint32_t k = 0; k < pending_points_; ++k) {
-        const GaugeSums<D>& s = h_gauge_sums_.get()[k];
-        const std::array<float, 3> v = to_array3(s.w_velocity);
-        out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
-    }
-    for (std::size_t f = 0; f < pending_fronts_.size(); ++f) {
-        const std::uint32_t* keys = h_front_keys_.get() + front_keys * f;
-        const std::uint32_t key = keys[1] != 0 ? keys[1] : keys[2] != 0 ? keys[2] : keys[3];
-        out.fronts.push_back(key != 0 ? static_cast<float>(pending_fronts_[f].sign) *
-                                            from_ordered_key(key)
-                                      : std::numeric_limits<float>::quiet_NaN());
-    }
-    return out;
+    SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, stream_));
+    // Deferred: the thread that calls get() waits for the copy and converts it.
+    return std::async(std::launch::deferred, [lease] { return lease->take(); });
 }
 
 template <int D>
 GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    begin_gauges(request);
-    return end_gauges();
+    return begin_gauges(request).get();
 }
 
 template <int D>

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -138,7 +139,7 @@ TEST(BackgroundSnapshotWriter, WritesInOrderAndReportsErrorsOnce) {
     auto sim = make_simulation(c, Backend::cpu);
     std::vector<std::uint64_t> steps;
     {
-        BackgroundSnapshotWriter writer([&](const Snapshot& s) {
+        BackgroundSnapshotWriter writer([&](const Snapshot& s, std::size_t) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
             steps.push_back(s.step);
         });
@@ -152,7 +153,7 @@ TEST(BackgroundSnapshotWriter, WritesInOrderAndReportsErrorsOnce) {
     EXPECT_EQ(steps, (std::vector<std::uint64_t>{0, 1, 2, 3, 4}));
 
     std::atomic<int> calls{0};
-    BackgroundSnapshotWriter failing([&](const Snapshot&) {
+    BackgroundSnapshotWriter failing([&](const Snapshot&, std::size_t) {
         ++calls;
         throw std::runtime_error("disk full");
     });
@@ -162,6 +163,56 @@ TEST(BackgroundSnapshotWriter, WritesInOrderAndReportsErrorsOnce) {
     EXPECT_NO_THROW(failing.flush()); // reported once
     EXPECT_EQ(calls.load(), 1);       // nothing written after the failure
     EXPECT_EQ(failing.written(), 0u);
+}
+
+TEST(BackgroundSnapshotWriter, PoolWritesConcurrentlyAndKeepsTheOrderWhereItMatters) {
+    const Case c = test::still_water_case(0.04);
+    auto sim = make_simulation(c, Backend::cpu);
+    std::mutex mutex;
+    std::vector<std::size_t> finished;  // tickets in the order their writes ended
+    std::vector<std::uint64_t> ordered; // steps seen by in_order
+    std::atomic<int> inside{0}, most_inside{0};
+    BackgroundSnapshotWriter::Settings settings;
+    settings.writers = 4;
+    settings.max_queued = 4;
+    settings.in_order = [&](const Snapshot& s) { ordered.push_back(s.step); };
+    {
+        BackgroundSnapshotWriter writer(
+            [&](const Snapshot& s, std::size_t ticket) {
+                const int now = ++inside;
+                int seen = most_inside.load();
+                while (now > seen && !most_inside.compare_exchange_weak(seen, now)) {
+                }
+                // Early tickets take longest, so later ones overtake them.
+                std::this_thread::sleep_for(std::chrono::milliseconds(40 - 4 * int(ticket % 8)));
+                EXPECT_EQ(s.step, ticket); // each write gets its own snapshot and ticket
+                --inside;
+                std::lock_guard<std::mutex> lock(mutex);
+                finished.push_back(ticket);
+            },
+            settings);
+        EXPECT_EQ(writer.writers(), 4u);
+        for (std::size_t k = 0; k < 8; ++k) {
+            writer.submit(sim->begin_snapshot(), k);
+            sim->step();
+        }
+        writer.flush();
+        EXPECT_EQ(writer.written(), 8u);
+        EXPECT_GT(writer.write_seconds(), 8 * 0.008);
+    }
+    EXPECT_EQ(ordered, (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    ASSERT_EQ(finished.size(), 8u);
+    EXPECT_FALSE(std::is_sorted(finished.begin(), finished.end())) << "writes ran one at a time";
+    EXPECT_GE(most_inside.load(), 2);
+    EXPECT_LE(most_inside.load(), 4);
+}
+
+TEST(BackgroundSnapshotWriter, DefaultWriterCountLeavesCoresForTheRun) {
+    EXPECT_EQ(default_writer_count(0), 1u);
+    EXPECT_EQ(default_writer_count(2), 1u);
+    EXPECT_EQ(default_writer_count(4), 2u);
+    EXPECT_EQ(default_writer_count(16), 8u);
+    EXPECT_EQ(default_writer_count(128), 8u);
 }
 
 } // namespace

@@ -111,9 +111,12 @@ TEST_F(Cli, HelpAndVersion) {
         EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
     const Result bench = sluice("bench --help");
     EXPECT_EQ(bench.exit_code, 0) << bench.output;
-    for (const char* part : {"--steps", "=100", "--modules", "--csv", "--interaction"})
+    for (const char* part : {"--steps", "=100", "--modules", "--csv", "--interaction", "--end-time",
+                             "--from-state", "--output-interval", "--compressor"})
         EXPECT_TRUE(contains(bench.output, part)) << part << " missing in:\n" << bench.output;
-    EXPECT_FALSE(contains(bench.output, "--end-time")) << "bench has no --end-time";
+    for (const char* part : {"--compressor lz4|zlib|none", "--compression-level", "--fields",
+                             "--boundary-output every|first", "--writers", "--output-interval"})
+        EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
     EXPECT_EQ(sluice("check --help").exit_code, 0);
     Result version = sluice("--version");
     EXPECT_EQ(version.exit_code, 0);
@@ -164,7 +167,75 @@ TEST_F(Cli, BadCommandLinesExit2) {
     EXPECT_TRUE(contains(no_case.output, "sluice run --help")) << no_case.output;
     EXPECT_TRUE(contains(sluice("run small.xml --end-time -1", dir_).output,
                          "--end-time: expects a positive number, got '-1'"));
-    EXPECT_EQ(sluice("bench small.xml --end-time 1", dir_).exit_code, 2);
+    EXPECT_EQ(sluice("bench small.xml --end-time -1", dir_).exit_code, 2);
+    for (const char* args :
+         {"run small.xml --compressor gzip", "run small.xml --compression-level 0",
+          "run small.xml --fields velocity,speed", "run small.xml --boundary-output never",
+          "run small.xml --writers 0", "run small.xml --compressor none --compression-level 3",
+          "bench small.xml --backend cpu --end-time 0.01 --from-state out/small"}) {
+        const Result r = sluice(args, dir_);
+        EXPECT_EQ(r.exit_code, 2) << "sluice " << args << "\n" << r.output;
+    }
+    EXPECT_TRUE(contains(sluice("run small.xml --fields velocity,speed", dir_).output,
+                         "unknown field 'speed'"));
+}
+
+TEST_F(Cli, RunWritesTheChosenSnapshotFormatAndReportsThroughput) {
+    write("small.xml", small_case);
+    const Result r = sluice("run small.xml --out fmt --backend cpu --compressor zlib "
+                            "--compression-level 2 --fields pressure --boundary-output first "
+                            "--writers 3 --output-interval 0.005",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const fs::path out = dir_ / "fmt";
+    expect_complete_series(out, "small");
+    EXPECT_TRUE(fs::exists(out / "small_0010.vtp")); // every 0.005 s to 0.05 s
+    const std::string first = read_file(out / "small_0000.vtp");
+    const std::string later = read_file(out / "small_0004.vtp");
+    for (const std::string* f : {&first, &later}) {
+        EXPECT_TRUE(contains(*f, "vtkZLibDataCompressor"));
+        EXPECT_TRUE(contains(*f, "Name=\"pressure\""));
+        EXPECT_FALSE(contains(*f, "Name=\"velocity\""));
+        EXPECT_FALSE(contains(*f, "Name=\"density\""));
+    }
+    // 10 × 10 fluid particles; the walls only in the first snapshot.
+    EXPECT_FALSE(contains(first, "NumberOfPoints=\"100\""));
+    EXPECT_TRUE(contains(later, "NumberOfPoints=\"100\"")) << later.substr(0, 600);
+    const std::string json = read_file(out / "summary.json");
+    for (const char* part : {R"("compressor": "zlib")", R"("level": 2)", R"("fields": "pressure")",
+                             R"("boundary": "first")", R"("writers": 3)",
+                             R"("million_particle_steps_per_s")", R"("wall_share")"})
+        EXPECT_TRUE(contains(json, part)) << part << " missing in:\n" << json;
+    EXPECT_TRUE(contains(r.output, "M particle-steps/s (the step alone:")) << r.output;
+    EXPECT_TRUE(contains(r.output, "share of the wall time: construction")) << r.output;
+}
+
+TEST_F(Cli, BenchTimesADevelopedFlowWithOutputOn) {
+    write("small.xml", small_case);
+    const Result r = sluice("bench small.xml --backend cpu --steps 20 --csv b.csv "
+                            "--modules counting-sort/strips/1 --end-time 0.02 "
+                            "--output-interval 0.001 --out kept",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "developing the flow to t = 0.02 s")) << r.output;
+    EXPECT_TRUE(contains(r.output, "timed steps from t = 0.02")) << r.output;
+    EXPECT_TRUE(contains(r.output, "| output wait | snapshots |")) << r.output;
+    const std::string csv = read_file(dir_ / "b.csv");
+    EXPECT_TRUE(contains(csv, "start_time_s,output_interval_s,output_wait_ms,snapshots")) << csv;
+    // The snapshots were kept where --out said, as a run writes them.
+    expect_complete_series(dir_ / "kept", "small");
+    EXPECT_TRUE(fs::exists(dir_ / "kept" / "small_0000.vtp"));
+
+    // From a run's checkpoint.
+    ASSERT_EQ(
+        sluice("run small.xml --out ck --backend cpu --checkpoint-interval 0.02", dir_).exit_code,
+        0);
+    const Result from = sluice("bench small.xml --backend cpu --steps 5 --csv c.csv "
+                               "--modules counting-sort/strips/1 --from-state ck",
+                               dir_);
+    ASSERT_EQ(from.exit_code, 0) << from.output;
+    EXPECT_TRUE(contains(from.output, "timed steps from the checkpoint")) << from.output;
+    EXPECT_TRUE(contains(from.output, "(t = 0.05")) << from.output;
 }
 
 TEST_F(Cli, RunWritesSeriesAndSummary) {

@@ -411,7 +411,8 @@ TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
         // Through the background writer, while stepping.
         std::vector<std::uint64_t> steps;
         {
-            BackgroundSnapshotWriter writer([&](const Snapshot& s) { steps.push_back(s.step); });
+            BackgroundSnapshotWriter writer(
+                [&](const Snapshot& s, std::size_t) { steps.push_back(s.step); });
             for (int k = 0; k < 6; ++k) {
                 writer.submit(sim->begin_snapshot());
                 sim->step();

@@ -197,6 +197,30 @@ TEST(CaseReader, EmptySectionsKeepDefaults) {
     EXPECT_EQ(c.run.output_dir, "out/t");
 }
 
+TEST(CaseReader, OutputElementSetsTheSnapshotFormat) {
+    const Case defaults = parse_case(lines({head2, geometry2, tail}), "t.xml");
+    EXPECT_EQ(defaults.output.format.compressor, Compressor::lz4);
+    EXPECT_EQ(defaults.output.format.level, 0);
+    EXPECT_EQ(fields_to_string(defaults.output.format), "velocity density pressure");
+    EXPECT_FALSE(defaults.output.boundary_only_first);
+    EXPECT_EQ(defaults.output.writers, 0u);
+
+    const Case c =
+        parse_case(lines({head2, geometry2,
+                          R"(<output compressor="zlib" level="3" fields="pressure, velocity"
+                                               boundary="first" writers="6"/>)",
+                          tail}),
+                   "t.xml");
+    EXPECT_EQ(c.output.format.compressor, Compressor::zlib);
+    EXPECT_EQ(c.output.format.level, 3);
+    EXPECT_TRUE(c.output.format.pressure);
+    EXPECT_TRUE(c.output.format.velocity);
+    EXPECT_FALSE(c.output.format.density);
+    EXPECT_TRUE(c.output.format.boundary);
+    EXPECT_TRUE(c.output.boundary_only_first);
+    EXPECT_EQ(c.output.writers, 6u);
+}
+
 TEST(CaseReader, EveryAttributeIsRead) {
     const Case c = parse_case(
         lines({head2,
@@ -373,7 +397,7 @@ const Malformed malformed[] = {
     {"unknown_element_near", {head2, geom_open, R"(    <fluids min="0 0" max="1 1"/>)", geom_close, tail},
      3, "unknown element <fluids> in <geometry>; did you mean 'fluid'?"},
     {"unknown_element_far", {head2, geometry2, "  <banana/>", tail},
-     3, "unknown element <banana> in <sluice> (valid: constants, geometry, physics, neighbours, run, gauges)"},
+     3, "unknown element <banana> in <sluice> (valid: constants, geometry, physics, neighbours, run, output, gauges)"},
     {"child_of_leaf", {head2, geom_open, R"(    <fluid min="0 0" max="1 1"/><tank min="0 0" max="2 2"><x/></tank>)", geom_close, tail},
      3, "<tank>, which takes no child elements"},
     {"child_of_region", {head2, geom_open, R"(    <fluid min="0 0" max="1 1"><x/></fluid>)", geom_close, tail},
@@ -445,6 +469,14 @@ const Malformed malformed[] = {
     {"end_time_zero", {head2, geometry2, R"(  <run endTime="0"/>)", tail}, 3, "<run endTime=\"0\">: out of range, must be > 0"},
     {"output_interval_negative", {head2, geometry2, R"(  <run outputInterval="-0.1"/>)", tail}, 3, "<run outputInterval=\"-0.1\">: out of range"},
     {"output_empty", {head2, geometry2, R"(  <run output=""/>)", tail}, 3, "<run output=\"\">: empty"},
+    {"compressor_unknown", {head2, geometry2, R"(  <output compressor="gzip"/>)", tail}, 3, "unknown compressor (valid: lz4, zlib, none)"},
+    {"compression_level_range", {head2, geometry2, R"(  <output level="10"/>)", tail}, 3, "<output level=\"10\">: out of range"},
+    {"compression_level_none", {head2, geometry2, R"(  <output compressor="none" level="3"/>)", tail}, 3, "has no meaning with compressor=\"none\""},
+    {"output_field_unknown", {head2, geometry2, R"(  <output fields="velocity speed"/>)", tail}, 3, "unknown field 'speed' (valid: velocity, density, pressure"},
+    {"output_field_twice", {head2, geometry2, R"(  <output fields="pressure pressure"/>)", tail}, 3, "field 'pressure' is listed twice"},
+    {"output_boundary_unknown", {head2, geometry2, R"(  <output boundary="never"/>)", tail}, 3, "unknown boundary output; did you mean 'every'? (valid: every, first)"},
+    {"output_writers_zero", {head2, geometry2, R"(  <output writers="0"/>)", tail}, 3, "<output writers=\"0\">: out of range"},
+    {"output_twice", {head2, geometry2, R"(  <output/>)", R"(  <output/>)", tail}, 4, "<output>"},
     {"viscosity_value_negative", {head2, geometry2, R"(  <physics viscosityValue="-0.01"/>)", tail}, 3, "must be >= 0"},
     {"diffusion_coef_negative", {head2, geometry2, R"(  <physics diffusionCoef="-1"/>)", tail}, 3, "<physics diffusionCoef=\"-1\">: out of range, must be >= 0"},
     {"density_min_above_one", {head2, geometry2, R"(  <physics densityMin="1.2"/>)", tail}, 3, "must be in (0, 1)"},

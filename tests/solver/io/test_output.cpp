@@ -26,6 +26,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using namespace sluice;
@@ -96,11 +97,44 @@ std::vector<std::array<T, 1>> scalar(const std::vector<T>& v) {
     return out;
 }
 
-void expect_vtp_holds(const fs::path& path, const Snapshot& s) {
+const char* vtk_compressor_name(Compressor c) {
+    switch (c) {
+    case Compressor::lz4:
+        return "vtkLZ4DataCompressor";
+    case Compressor::zlib:
+        return "vtkZLibDataCompressor";
+    case Compressor::none:
+        return "";
+    }
+    return "?";
+}
+
+/// Checks that the file holds `s` as written with `format` (the default format when not given).
+void expect_vtp_holds(const fs::path& path, const Snapshot& all, const VtpFormat& format = {}) {
     SCOPED_TRACE(path.string());
     ASSERT_TRUE(fs::is_regular_file(path));
     const std::string header = read_file(path);
-    EXPECT_NE(header.find("compressor=\"vtkZLibDataCompressor\""), std::string::npos);
+    if (format.compressor == Compressor::none)
+        EXPECT_EQ(header.find("compressor="), std::string::npos);
+    else
+        EXPECT_NE(header.find(std::string("compressor=\"") +
+                              vtk_compressor_name(format.compressor) + "\""),
+                  std::string::npos);
+    Snapshot s = all;
+    if (!format.boundary) {
+        s = Snapshot{};
+        s.dimension = all.dimension;
+        s.time = all.time;
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (all.type[i] == ParticleType::fluid) {
+                s.id.push_back(all.id[i]);
+                s.type.push_back(all.type[i]);
+                s.position.push_back(all.position[i]);
+                s.velocity.push_back(all.velocity[i]);
+                s.density.push_back(all.density[i]);
+                s.pressure.push_back(all.pressure[i]);
+            }
+    }
     EXPECT_NE(header.find("<AppendedData encoding=\"raw\">"), std::string::npos);
 
     vtkSmartPointer<vtkPolyData> poly = read_vtp(path);
@@ -131,15 +165,25 @@ void expect_vtp_holds(const fs::path& path, const Snapshot& s) {
         EXPECT_EQ(ids[0], i);
     }
 
-    EXPECT_EQ(poly->GetPointData()->GetNumberOfArrays(), 5);
+    EXPECT_EQ(poly->GetPointData()->GetNumberOfArrays(),
+              2 + int(format.velocity) + int(format.density) + int(format.pressure));
     std::vector<std::uint8_t> types;
     for (ParticleType t : s.type)
         types.push_back(static_cast<std::uint8_t>(t));
     expect_array(poly, "id", VTK_TYPE_UINT32, scalar(s.id));
     expect_array(poly, "type", VTK_TYPE_UINT8, scalar(types));
-    expect_array(poly, "velocity", VTK_FLOAT, s.velocity);
-    expect_array(poly, "density", VTK_FLOAT, scalar(s.density));
-    expect_array(poly, "pressure", VTK_FLOAT, scalar(s.pressure));
+    if (format.velocity)
+        expect_array(poly, "velocity", VTK_FLOAT, s.velocity);
+    else
+        EXPECT_EQ(poly->GetPointData()->GetArray("velocity"), nullptr);
+    if (format.density)
+        expect_array(poly, "density", VTK_FLOAT, scalar(s.density));
+    else
+        EXPECT_EQ(poly->GetPointData()->GetArray("density"), nullptr);
+    if (format.pressure)
+        expect_array(poly, "pressure", VTK_FLOAT, scalar(s.pressure));
+    else
+        EXPECT_EQ(poly->GetPointData()->GetArray("pressure"), nullptr);
 
     vtkDataArray* time = poly->GetFieldData()->GetArray("TimeValue");
     ASSERT_NE(time, nullptr);
@@ -226,6 +270,103 @@ TEST_F(OutputTest, EmptyAndSingleParticleSnapshotsReadBack) {
     const Snapshot one = make_snapshot(2, 1, 0.75);
     expect_vtp_holds(writer.write(empty), empty);
     expect_vtp_holds(writer.write(one), one);
+}
+
+TEST_F(OutputTest, EveryCompressorAndLevelReadsBack) {
+    const Snapshot s = make_snapshot(3, 2000, 0.5);
+    std::uintmax_t none_bytes = 0, zlib_bytes = 0;
+    for (Compressor c : {Compressor::none, Compressor::lz4, Compressor::zlib})
+        for (int level : {0, 1, 9}) {
+            if (c == Compressor::none && level != 0)
+                continue;
+            VtpFormat f;
+            f.compressor = c;
+            f.level = level;
+            const fs::path path =
+                root_ / (std::string(to_string(c)) + std::to_string(level) + ".vtp");
+            const std::uintmax_t bytes = write_vtp(path, s, f);
+            EXPECT_EQ(bytes, fs::file_size(path));
+            expect_vtp_holds(path, s, f);
+            if (c == Compressor::none)
+                none_bytes = bytes;
+            if (c == Compressor::zlib && level == 9)
+                zlib_bytes = bytes;
+        }
+    EXPECT_LT(zlib_bytes, none_bytes); // it does compress
+}
+
+TEST_F(OutputTest, FieldChoiceWritesOnlyTheChosenArrays) {
+    const Snapshot s = make_snapshot(2, 30, 0.25);
+    for (const char* fields : {"velocity,pressure", "density", "", "pressure velocity density"}) {
+        VtpFormat f;
+        parse_fields(fields, f);
+        const fs::path path = root_ / "fields.vtp";
+        write_vtp(path, s, f);
+        expect_vtp_holds(path, s, f);
+    }
+    VtpFormat f;
+    parse_fields("velocity, pressure", f);
+    EXPECT_EQ(fields_to_string(f), "velocity pressure");
+    EXPECT_THROW(parse_fields("velocity,speed", f), std::invalid_argument);
+    EXPECT_THROW(parse_fields("pressure pressure", f), std::invalid_argument);
+    EXPECT_EQ(fields_to_string(f), "velocity pressure"); // unchanged by a failed parse
+    try {
+        parse_fields("id", f);
+        ADD_FAILURE() << "id is always written, not a choice";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("valid: velocity, density, pressure"),
+                  std::string::npos);
+    }
+    EXPECT_EQ(parse_compressor("zlib"), Compressor::zlib);
+    EXPECT_THROW(parse_compressor("gzip"), std::invalid_argument);
+}
+
+TEST_F(OutputTest, BoundaryOnlyInTheFirstSnapshotWhenAsked) {
+    SnapshotSeriesWriter writer(root_, "walls");
+    VtpFormat format;
+    format.compressor = Compressor::zlib;
+    format.level = 1;
+    writer.set_format(format, true);
+    const Snapshot s0 = make_snapshot(3, 12, 0.0), s1 = make_snapshot(3, 12, 0.1);
+    expect_vtp_holds(writer.write(s0), s0, format);
+    VtpFormat later = format;
+    later.boundary = false;
+    expect_vtp_holds(writer.write(s1), s1, later);
+    EXPECT_EQ(read_vtp(root_ / "walls_0001.vtp")->GetNumberOfPoints(), 8); // 12 less 4 walls
+    // A failure snapshot shows everything.
+    expect_vtp_holds(writer.write_failure(s1), s1, format);
+}
+
+TEST_F(OutputTest, ConcurrentWritesFinishInAnyOrderAndThePvdListsOnlyCompleteOnes) {
+    SnapshotSeriesWriter writer(root_, "pool");
+    std::vector<std::size_t> index;
+    for (int k = 0; k < 6; ++k)
+        index.push_back(writer.reserve());
+    EXPECT_EQ(index, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+    // Snapshots 3 and 1 finish first: the .pvd lists them, in time order, and nothing else.
+    writer.write(index[3], make_snapshot(2, 5, 0.1 * 3));
+    writer.write(index[1], make_snapshot(2, 5, 0.1 * 1));
+    std::vector<PvdEntry> entries = read_pvd(writer.pvd_path());
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[0].file, "pool_0001.vtp");
+    EXPECT_EQ(entries[1].file, "pool_0003.vtp");
+    EXPECT_EQ(writer.count(), 2u);
+    EXPECT_THROW(writer.write(index[1], make_snapshot(2, 5, 0.1)), std::logic_error);
+    EXPECT_THROW(writer.write(17, make_snapshot(2, 5, 0.1)), std::logic_error);
+    // The rest at once, from four threads.
+    std::vector<std::thread> threads;
+    for (std::size_t k : {0, 2, 4, 5})
+        threads.emplace_back([&writer, k] { writer.write(k, make_snapshot(2, 5, 0.1 * k)); });
+    for (std::thread& t : threads)
+        t.join();
+    entries = read_pvd(writer.pvd_path());
+    ASSERT_EQ(entries.size(), 6u);
+    for (std::size_t k = 0; k < 6; ++k) {
+        EXPECT_EQ(entries[k].time, 0.1 * k);
+        expect_vtp_holds(root_ / entries[k].file, make_snapshot(2, 5, 0.1 * k));
+    }
+    EXPECT_EQ(writer.files().size(), 6u);
+    EXPECT_TRUE(files_in(root_).count(".pool.pvd.tmp") == 0);
 }
 
 TEST_F(OutputTest, RejectsSnapshotWithArraysOfDifferentLengths) {
@@ -388,11 +529,26 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
     std::vector<std::string> keys;
     for (const auto& m : j.items())
         keys.push_back(m.key());
-    EXPECT_EQ(keys, (std::vector<std::string>{"case", "case_file", "backend", "neighbour_module",
-                                              "status", "failure", "particles", "steps",
-                                              "simulated_time_s", "end_time_s", "wall_time_s",
-                                              "stages_s", "snapshots", "h_m", "c0_m_per_s", "dp_m",
-                                              "checkpoints", "restart"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"case",
+                                              "case_file",
+                                              "backend",
+                                              "neighbour_module",
+                                              "status",
+                                              "failure",
+                                              "particles",
+                                              "steps",
+                                              "simulated_time_s",
+                                              "end_time_s",
+                                              "wall_time_s",
+                                              "stages_s",
+                                              "snapshots",
+                                              "h_m",
+                                              "c0_m_per_s",
+                                              "dp_m",
+                                              "checkpoints",
+                                              "restart",
+                                              "output",
+                                              "performance"}));
     EXPECT_EQ(j["case"], s.case_name);
     EXPECT_EQ(j["case_file"], s.case_file);
     EXPECT_EQ(j["backend"], s.backend);
@@ -432,6 +588,47 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
     EXPECT_EQ(stages["odd \"name\""].get<double>(), 1e300);
     EXPECT_TRUE(stages["checks"].is_null());
     EXPECT_TRUE(j["restart"].is_null());
+    EXPECT_EQ(j["output"]["compressor"], "lz4");
+    EXPECT_TRUE(j["performance"]["million_particle_steps_per_s"].is_null()); // wall time NaN
+}
+
+TEST_F(OutputTest, SummaryReportsThroughputAndWallShares) {
+    RunSummary s;
+    s.wall_time = 10.0;
+    s.particle_steps = 2.0e9;
+    s.stages = {{"construction", 1.0}, {"interaction", 3.0}, {"gauges", 0.5}, {"output", 0.5}};
+    s.output.compressor = "zlib";
+    s.output.level = 3;
+    s.output.fields = "velocity";
+    s.output.boundary = "first";
+    s.output.writers = 4;
+    s.output.bytes = 123456789012ull;
+    s.output.writer_thread_seconds = 7.5;
+    const fs::path path = root_ / "summary.json";
+    write_summary_json(path, s);
+    const Json j = Json::parse(read_file(path));
+    const Json& p = j["performance"];
+    EXPECT_DOUBLE_EQ(p["particle_steps"].get<double>(), 2.0e9);
+    EXPECT_DOUBLE_EQ(p["million_particle_steps_per_s"].get<double>(), 200.0);
+    EXPECT_DOUBLE_EQ(p["step_million_particle_steps_per_s"].get<double>(), 500.0); // 4 s of step
+    EXPECT_DOUBLE_EQ(p["wall_share"]["interaction"].get<double>(), 0.3);
+    EXPECT_DOUBLE_EQ(p["wall_share"]["other"].get<double>(), 0.5);
+    const Json& o = j["output"];
+    EXPECT_EQ(o["compressor"], "zlib");
+    EXPECT_EQ(o["level"], 3);
+    EXPECT_EQ(o["fields"], "velocity");
+    EXPECT_EQ(o["boundary"], "first");
+    EXPECT_EQ(o["writers"], 4);
+    EXPECT_EQ(o["bytes"].get<std::uint64_t>(), 123456789012ull);
+    EXPECT_EQ(o["writer_thread_s"].get<double>(), 7.5);
+    const std::string lines = performance_lines(s);
+    EXPECT_NE(lines.find("2000 M particle-steps in 10 s wall: 200.0 M particle-steps/s (the step "
+                         "alone: 500.0 M/s)"),
+              std::string::npos)
+        << lines;
+    EXPECT_NE(lines.find("interaction 30.0 %, gauges 5.0 %, output wait 5.0 %, other 50.0 %"),
+              std::string::npos)
+        << lines;
 }
 
 TEST_F(OutputTest, SummaryJsonOfDefaultSummaryHasEmptyStagesObject) {
