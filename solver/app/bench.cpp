@@ -1,15 +1,18 @@
 #include "app/bench.h"
 
 #include "app/cli_progress.h"
+#include "app/gauge_rows.h"
 #include "app/preflight.h"
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/gauges.h"
 #include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/constants.h"
 #include "case/particles.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
+#include "io/csv_series.h"
 #include "io/output.h"
 
 #include <algorithm>
@@ -41,8 +44,10 @@ struct ModuleResult {
     double ms_per_step = 0.0;
     double stage_ms[4] = {}; ///< construction, reorder, interaction, integration
     double rest_ms = 0.0;
-    double output_wait_ms = 0.0; ///< per step: the stepping thread handing snapshots over
-    std::size_t snapshots = 0;   ///< written during the timed steps
+    double output_wait_ms = 0.0;          ///< per step: the stepping thread handing snapshots over
+    std::size_t snapshots = 0;            ///< written during the timed steps
+    double gauged_ms_per_step = 0.0;      ///< --gauges: steps with gauges after every one
+    double interleaved_ms_per_step = 0.0; ///< --gauges: the plain steps between those
     double mparticle_steps = 0.0;
     double bytes_per_particle = 0.0;
     std::uint64_t final_particles = 0; ///< binned at the end (fluid + boundary)
@@ -194,10 +199,19 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
     const double h = particles.constants.h;
 
-    // Snapshots during the timed steps, as `sluice run` writes them.
+    std::unique_ptr<GaugePlan> gauge_plan;
+    if (options.gauges) {
+        if (c.gauges.gauges.empty())
+            throw std::invalid_argument("--gauges: the case " + options.case_path +
+                                        " has no <gauges> to sample");
+        gauge_plan = std::make_unique<GaugePlan>(c, particles.constants.support);
+    }
+
+    // Snapshots during the timed steps, as `sluice run` writes them (and with --gauges the
+    // gauge rows).
     std::filesystem::path output_dir;
     bool remove_output = false;
-    if (options.output_interval) {
+    if (options.output_interval || options.gauges) {
         if (options.output_dir) {
             output_dir = *options.output_dir;
         } else {
@@ -300,6 +314,39 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             writer->flush(); // after the clock: the pool's backlog is not the step's
             r.snapshots = series->count();
         }
+        if (gauge_plan) {
+            // Twice the steps again, in alternating blocks: without gauges, then with the gauges
+            // sampled after every step as a run does. Both kinds of block see the same flow
+            // (the step's cost drifts as it develops), so their ratio is the gauges' cost.
+            std::vector<std::string> names;
+            for (const GaugeColumn& col : gauge_plan->columns())
+                names.push_back(col.name);
+            std::filesystem::create_directories(output_dir);
+            CsvSeries csv(output_dir / ("gauges_" + std::to_string(results.size()) + ".csv"),
+                          {"sluice bench: " + module.name()}, names);
+            GaugeRowWriter rows(*gauge_plan, csv);
+            const int block = std::max(1, std::min(10, options.steps / 2));
+            double plain_seconds = 0.0, gauged_seconds = 0.0;
+            int plain_steps = 0, gauged_steps = 0;
+            for (int k = 0; k < 2 * options.steps; k += block) {
+                const bool gauged = (k / block) % 2 == 1;
+                const int count = std::min(block, 2 * options.steps - k);
+                const auto block_start = std::chrono::steady_clock::now();
+                for (int j = 0; j < count; ++j) {
+                    sim->step();
+                    if (gauged)
+                        rows.submit(sim->time(), sim->begin_gauges(gauge_plan->request()));
+                }
+                const double block_seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - block_start)
+                        .count();
+                (gauged ? gauged_seconds : plain_seconds) += block_seconds;
+                (gauged ? gauged_steps : plain_steps) += count;
+            }
+            r.gauged_ms_per_step = 1e3 * gauged_seconds / std::max(1, gauged_steps);
+            r.interleaved_ms_per_step = 1e3 * plain_seconds / std::max(1, plain_steps);
+            rows.flush();
+        }
         r.ms_per_step = 1e3 * seconds / options.steps;
         const char* const names[4] = {"construction", "reorder", "interaction", "integration"};
         double staged = 0.0;
@@ -328,11 +375,13 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     }
 
     const bool with_output = options.output_interval.has_value();
+    const bool with_gauges = options.gauges;
     out << "| module | ms/step | construction | reorder | interaction | integration | rest | "
         << (with_output ? "output wait | snapshots | " : "")
+        << (with_gauges ? "ms/step without / with gauges | | gauge cost | " : "")
         << "neighbour share | M particle-steps/s | bytes/particle | max dx/dp | max drho/rho0 |\n"
         << "|---|---:|---:|---:|---:|---:|---:|" << (with_output ? "---:|---:|" : "")
-        << "---:|---:|---:|---:|---:|\n";
+        << (with_gauges ? "---:|---:|---:|" : "") << "---:|---:|---:|---:|---:|\n";
     for (const ModuleResult& r : results) {
         const double share = (r.stage_ms[0] + r.stage_ms[1]) / r.ms_per_step;
         out << "| " << r.module.name() << " | " << fixed(r.ms_per_step, 3) << " | "
@@ -341,6 +390,11 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             << fixed(r.rest_ms, 3) << " | ";
         if (with_output)
             out << fixed(r.output_wait_ms, 3) << " | " << r.snapshots << " | ";
+        if (with_gauges)
+            out << fixed(r.interleaved_ms_per_step, 3) << " | " << fixed(r.gauged_ms_per_step, 3)
+                << " | "
+                << fixed(100.0 * (r.gauged_ms_per_step / r.interleaved_ms_per_step - 1.0), 2)
+                << " % | ";
         out << fixed(100.0 * share, 1) << " % | " << fixed(r.mparticle_steps, 1) << " | "
             << fixed(r.bytes_per_particle, 0) << " | " << general(r.max_dx_over_dp) << " | "
             << general(r.max_drho_over_rho0)
@@ -356,9 +410,20 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << (with_output ? ", the output wait: the stepping thread starting snapshot copies and "
                           "waiting for a free copy slot or writer"
                         : "")
-        << "). Neighbour share = "
+        << ")"
+        << (with_gauges
+                ? ". With gauges: the case's " + std::to_string(c.gauges.gauges.size()) +
+                      " gauge(s) (" + std::to_string(gauge_plan->request().points.size()) +
+                      " query points, " + std::to_string(gauge_plan->request().fronts.size()) +
+                      " front(s)) timed over twice the steps again, in alternating "
+                      "blocks (of 10 steps, fewer for short runs) without and with the "
+                      "gauges sampled after every "
+                      "step; gauge cost = with / without, less 1"
+                : std::string())
+        << ". Neighbour share = "
            "(construction + reorder) / ms per step. Final states compared with "
-        << results.front().module.name() << " after " << options.warmup_steps + options.steps
+        << results.front().module.name() << " after "
+        << options.warmup_steps + options.steps * (with_gauges ? 3 : 1)
         << " steps: " << (all_agree ? "all agree" : "SOME DIFFER")
         << " (tolerance: max |dx| <= " << options.tolerance << " dp, equal particle counts).\n"
         << "fastest: " << fastest->module.name() << ", " << fixed(fastest->ms_per_step, 3)
@@ -374,7 +439,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
            "steps,module,construction,query,bin_width,ms_per_step,construction_ms,reorder_ms,"
            "interaction_ms,integration_ms,rest_ms,neighbour_share,mparticle_steps_per_s,"
            "bytes_per_particle,final_particles,max_dx_over_dp,max_drho_over_rho0,agrees,"
-           "start_time_s,output_interval_s,output_wait_ms,snapshots\n";
+           "start_time_s,output_interval_s,output_wait_ms,snapshots,interleaved_ms_per_step,"
+           "gauged_ms_per_step\n";
     csv << std::setprecision(9);
     for (const ModuleResult& r : results) {
         csv << c.name << ',' << c.dimension << ',' << n << ',' << particles.fluid_count << ','
@@ -390,7 +456,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             << r.max_drho_over_rho0 << ',' << (r.agrees ? 1 : 0) << ','
             << (start ? start->time : 0.0) << ','
             << (options.output_interval ? *options.output_interval : 0.0) << ',' << r.output_wait_ms
-            << ',' << r.snapshots << '\n';
+            << ',' << r.snapshots << ',' << r.interleaved_ms_per_step << ',' << r.gauged_ms_per_step
+            << '\n';
     }
     if (!csv)
         throw std::runtime_error("cannot write the bench CSV " + csv_path);

@@ -50,6 +50,9 @@ struct BenchOptions {
     std::optional<std::string> output_dir;
     /// Snapshot format overrides (as `sluice run`'s), applied to the case's <output>.
     std::optional<OutputSettings> output;
+    /// Time every module a second time with the case's <gauges> sampled after every step (as
+    /// `sluice run` samples them: on the backend, rows written by a thread): the gauges' cost.
+    bool gauges = false;
 };
 
 /// "all": every construction × query × bin width in {1, 0.5, 1/3} (12 modules); otherwise a

@@ -5,6 +5,7 @@
 #include "app/bench.h"
 
 #include <iostream>
+#include <stdexcept>
 
 namespace sluice {
 
@@ -21,8 +22,13 @@ int bench_command(const Options& o) {
     b.from_state = o.from_state;
     b.output_interval = o.output_interval;
     b.output_dir = o.out;
+    b.gauges = o.bench_gauges;
     b.output = load_case(o).output; // <output> with the command line's overrides
-    return run_bench(b, std::cout);
+    try {
+        return run_bench(b, std::cout);
+    } catch (const std::invalid_argument& e) { // what the options asked for cannot be done
+        throw UsageError(e.what(), "bench");
+    }
 }
 
 } // namespace sluice

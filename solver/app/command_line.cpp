@@ -233,6 +233,9 @@ Options parse_options(int argc, char** argv) {
                      "folder, removed afterwards)")
         ->type_name("DIR");
     add_output_options(bench);
+    bench->add_flag("--gauges", o.bench_gauges,
+                    "time every module a second time with the case's <gauges> sampled after "
+                    "every step, and report their cost");
 
     // CLI11 would answer an unknown command with "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";

@@ -61,6 +61,7 @@ struct Options {
     std::string modules = "all";
     std::string csv;
     CudaInteraction interaction = CudaInteraction::direct;
+    bool bench_gauges = false;
 };
 
 /// Parses argv with CLI11: one subcommand (run, check, bench) and its options.

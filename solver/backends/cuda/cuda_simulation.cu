@@ -259,6 +259,8 @@ void CudaSimulation<D>::step() {
                                       cudaMemcpyDeviceToHost, stream_));
     mark(checks);
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (gauge_results_)
+        gauge_results_->complete_pending(); // samples begun before this step are done too
 
     for (int k = 1; k < event_count_; ++k) {
         float ms = 0.0f;

@@ -63,7 +63,7 @@ public:
     template <class QueryT>
     void launch_count(std::uint32_t* d_counts_by_id);
     template <class QueryT, class KernelT>
-    void launch_gauges(const KernelT& kernel, std::uint32_t count);
+    void launch_gauges(const KernelT& kernel, std::uint32_t count, GaugeSums<D>* sums);
     template <class QueryT>
     void launch_front(const GaugeRequest::Front& f, float distance, std::uint32_t* d_keys);
 
@@ -123,7 +123,6 @@ private:
 
     // gauges: query points and their sums (grown on demand, never in a step), a key for fronts
     DeviceArray<Vec<D>> gauge_points_;
-    DeviceArray<GaugeSums<D>> gauge_sums_;
     static constexpr int front_keys = GaugeResultPool<D>::front_keys;
     DeviceArray<std::uint32_t> front_keys_;
     std::size_t gauge_capacity_ = 0, front_capacity_ = 0;

@@ -61,9 +61,10 @@ template <int D>
 struct LaunchGauges {
     CudaSimulation<D>* simulation;
     std::uint32_t count;
+    GaugeSums<D>* sums;
     template <class QueryT, class KernelT>
     void operator()(QueryT, const KernelT& kernel) const {
-        simulation->template launch_gauges<QueryT>(kernel, count);
+        simulation->template launch_gauges<QueryT>(kernel, count, sums);
     }
 };
 
@@ -81,12 +82,13 @@ struct LaunchFront {
 
 template <int D>
 template <class QueryT, class KernelT>
-void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count) {
+void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count,
+                                      GaugeSums<D>* sums) {
     const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
     // A warp per point.
     gauge_kernel<QueryT, D, KernelT>
         <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
-            view_, particles, kernel, fluid_, gauge_points_.get(), count, gauge_sums_.get());
+            view_, particles, kernel, fluid_, gauge_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -130,7 +132,6 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
         gauge_results_ = std::make_shared<GaugeResultPool<D>>();
     if (count > gauge_capacity_) { // grown on demand, never in a step
         gauge_points_.allocate(count, account_);
-        gauge_sums_.allocate(count, account_);
         gauge_capacity_ = count;
         uploaded_gauge_points_.clear();
     }
@@ -151,12 +152,8 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
     slot.points = count;
     slot.fronts = request.fronts;
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
-    if (count > 0) {
-        std::visit(LaunchGauges<D>{this, count}, query_, kernel_);
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.sums.get(), gauge_sums_.get(),
-                                          count * sizeof(GaugeSums<D>), cudaMemcpyDeviceToHost,
-                                          stream_));
-    }
+    if (count > 0) // straight into the slot's mapped host memory
+        std::visit(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, query_, kernel_);
     for (std::size_t f = 0; f < fronts; ++f)
         std::visit(LaunchFront<D>{this, &request.fronts[f], request.front_neighbour_distance,
                                   front_keys_.get() + front_keys * f},
@@ -172,7 +169,10 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
 
 template <int D>
 GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    return begin_gauges(request).get();
+    std::future<GaugeResponse> sample = begin_gauges(request);
+    SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    gauge_results_->complete_pending();
+    return sample.get();
 }
 
 template <int D>

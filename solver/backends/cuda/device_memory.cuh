@@ -67,19 +67,31 @@ public:
     }
     PinnedArray(const PinnedArray&) = delete;
     PinnedArray& operator=(const PinnedArray&) = delete;
-    void allocate(std::size_t count) {
+    /// `mapped`: the device may also write the memory directly (zero-copy), through
+    /// device_pointer(): for small results that would otherwise need a copy of their own.
+    void allocate(std::size_t count, bool mapped = false) {
         if (ptr_) { // regrowth: the old contents are not kept
             cudaFreeHost(ptr_);
             ptr_ = nullptr;
+            device_ptr_ = nullptr;
         }
         void* p = nullptr;
-        SLUICE_CUDA_CHECK(cudaMallocHost(&p, std::max<std::size_t>(count, 1) * sizeof(T)));
+        SLUICE_CUDA_CHECK(cudaHostAlloc(&p, std::max<std::size_t>(count, 1) * sizeof(T),
+                                        mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
         ptr_ = static_cast<T*>(p);
+        if (mapped) {
+            void* d = nullptr;
+            SLUICE_CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
+            device_ptr_ = static_cast<T*>(d);
+        }
     }
     T* get() const { return ptr_; }
+    /// The device's address of mapped memory (nullptr unless allocated mapped).
+    T* device_pointer() const { return device_ptr_; }
 
 private:
     T* ptr_ = nullptr;
+    T* device_ptr_ = nullptr;
 };
 
 template <class T>

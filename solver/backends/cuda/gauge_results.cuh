@@ -1,7 +1,8 @@
 #pragma once
 /// \file gauge_results.cuh
-/// The result slots behind CudaSimulation::begin_gauges(): per slot pinned host copies of a
-/// sample's sums and front keys, and the events that bound its device work. A slot is held from
+/// The result slots behind CudaSimulation::begin_gauges(): per slot pinned host memory for a
+/// sample's sums (mapped: the gauge kernel writes them there itself, no copy to queue) and
+/// front keys (copied), and the events that bound its device work. A slot is held from
 /// begin_gauges() until the future's get() has read it, so the stepping thread only queues work
 /// and the thread that calls get() (gauges.csv's writer) waits for the copy and converts it.
 /// Shared between the simulation and the pending futures, so either may go first.
@@ -13,6 +14,7 @@
 #include "physics/gauges.h"
 
 #include <array>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <limits>
@@ -38,6 +40,8 @@ public:
         std::uint32_t points = 0;
         std::vector<GaugeRequest::Front> fronts;
         bool busy = false;
+        bool ready = false; ///< its device work is known to be complete
+        float ms = 0.0f;    ///< its device time, once ready
     };
 
     GaugeResultPool() {
@@ -70,9 +74,10 @@ public:
             return false;
         });
         free->busy = true;
+        free->ready = false;
         lock.unlock();
         if (points > free->sums_capacity) {
-            free->sums.allocate(points);
+            free->sums.allocate(points, /*mapped=*/true);
             free->sums_capacity = points;
         }
         if (front_keys * fronts > free->keys_capacity) {
@@ -82,14 +87,45 @@ public:
         return *free;
     }
 
-    /// The sample of a slot, once its copy has arrived; frees the slot and adds the sample's
-    /// device time to device_seconds().
+    /// Called by the stepping thread right after it waited for the simulation's stream: every
+    /// sample begun before is complete, so the threads waiting in take() need no CUDA call of
+    /// their own (one that waits on the device from a second thread slows the stepping
+    /// thread's launches).
+    void complete_pending() {
+        bool any = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (Slot& s : slots_)
+                if (s.busy && !s.ready) {
+                    SLUICE_CUDA_CHECK(cudaEventElapsedTime(&s.ms, s.begun, s.done));
+                    s.ready = true;
+                    any = true;
+                }
+        }
+        if (any)
+            completed_.notify_all();
+    }
+
+    /// The sample of a slot, once its device work is complete; frees the slot and adds the
+    /// sample's device time to device_seconds(). Waits for complete_pending(); when no step
+    /// comes for a while (the end of a run), asks the device itself.
     GaugeResponse take(Slot& s) {
         GaugeResponse out;
         try {
-            SLUICE_CUDA_CHECK(cudaEventSynchronize(s.done));
-            float ms = 0.0f;
-            SLUICE_CUDA_CHECK(cudaEventElapsedTime(&ms, s.begun, s.done));
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                while (!completed_.wait_for(lock, std::chrono::milliseconds(20),
+                                            [&] { return s.ready; })) {
+                    lock.unlock();
+                    const cudaError_t state = cudaEventQuery(s.done);
+                    lock.lock();
+                    if (state == cudaErrorNotReady || s.ready)
+                        continue;
+                    SLUICE_CUDA_CHECK(state);
+                    SLUICE_CUDA_CHECK(cudaEventElapsedTime(&s.ms, s.begun, s.done));
+                    s.ready = true;
+                }
+            }
             out.sums.resize(s.points);
             for (std::uint32_t k = 0; k < s.points; ++k) {
                 const GaugeSums<D>& g = s.sums.get()[k];
@@ -104,7 +140,7 @@ public:
                                               : std::numeric_limits<float>::quiet_NaN());
             }
             std::lock_guard<std::mutex> lock(mutex_);
-            device_seconds_ += 1e-3 * ms;
+            device_seconds_ += 1e-3 * s.ms;
         } catch (...) {
             release(s);
             throw;
@@ -115,10 +151,17 @@ public:
 
     /// Frees a slot whose sample is not wanted (its future was dropped), after its copy.
     void release(Slot& s) noexcept {
-        cudaEventSynchronize(s.done);
+        bool ready;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ready = s.ready;
+        }
+        if (!ready) // a dropped sample: no copy may still be landing in the slot
+            cudaEventSynchronize(s.done);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             s.busy = false;
+            s.ready = false;
         }
         freed_.notify_all();
     }
@@ -132,7 +175,7 @@ public:
 private:
     std::array<Slot, slot_count> slots_;
     mutable std::mutex mutex_;
-    std::condition_variable freed_;
+    std::condition_variable freed_, completed_;
     double device_seconds_ = 0.0;
 };
 

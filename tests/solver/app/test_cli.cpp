@@ -210,6 +210,28 @@ TEST_F(Cli, RunWritesTheChosenSnapshotFormatAndReportsThroughput) {
     EXPECT_TRUE(contains(r.output, "share of the wall time: construction")) << r.output;
 }
 
+TEST_F(Cli, BenchMeasuresWhatGaugesCost) {
+    write("small.xml", small_case);
+    EXPECT_EQ(sluice("bench small.xml --backend cpu --steps 2 --gauges", dir_).exit_code, 2)
+        << "a case without gauges has nothing to sample";
+    std::string gauged = small_case;
+    gauged.replace(gauged.find("</sluice>"), 9,
+                   R"(<gauges interval="0.01"><height name="H" x="0.2"/>
+                      <probe name="P" point="0.2 0.1" fields="pressure"/></gauges></sluice>)");
+    write("gauged.xml", gauged);
+    const Result r = sluice("bench gauged.xml --backend cpu --steps 4 --csv g.csv --gauges "
+                            "--modules counting-sort/strips/1",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "| ms/step without / with gauges | | gauge cost |")) << r.output;
+    EXPECT_TRUE(contains(r.output, "the case's 2 gauge(s)")) << r.output;
+    const std::string csv = read_file(dir_ / "g.csv");
+    EXPECT_TRUE(contains(csv, ",gauged_ms_per_step\n")) << csv;
+    // The last column is the gauged time: a positive number.
+    const std::string last_line = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+    EXPECT_GT(std::stod(last_line.substr(last_line.rfind(',') + 1)), 0.0) << csv;
+}
+
 TEST_F(Cli, BenchTimesADevelopedFlowWithOutputOn) {
     write("small.xml", small_case);
     const Result r = sluice("bench small.xml --backend cpu --steps 20 --csv b.csv "
