@@ -12,7 +12,7 @@ std::string_view construction_names() {
     return "counting-sort, radix-sort";
 }
 std::string_view query_names() {
-    return "moore, strips";
+    return "moore, strips, chords";
 }
 
 std::string_view construction_name(Construction c) {
@@ -37,6 +37,8 @@ QueryTag parse_query(std::string_view text) {
         return MooreQuery{};
     if (text == StripsQuery::name)
         return StripsQuery{};
+    if (text == ChordsQuery::name)
+        return ChordsQuery{};
     throw std::invalid_argument("unknown neighbour query '" + std::string(text) +
                                 "' (valid: " + std::string(query_names()) + ")");
 }

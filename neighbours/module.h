@@ -23,7 +23,13 @@ struct MooreQuery {
 struct StripsQuery {
     static constexpr const char* name = "strips"; ///< one range per row of bins (thesis Alg. 7/9)
 };
-using QueryTag = std::variant<MooreQuery, StripsQuery>;
+/// Strips cut to the search sphere: each row's range covers only the bins its chord of the
+/// sphere can reach, and rows the sphere misses are skipped (a square root per row). The thesis
+/// (ch. 6.2, Fig. 6.3) expects skipping corner bins to cost more than it saves; this measures it.
+struct ChordsQuery {
+    static constexpr const char* name = "chords";
+};
+using QueryTag = std::variant<MooreQuery, StripsQuery, ChordsQuery>;
 
 struct NeighbourModule {
     Construction construction = Construction::counting_sort;
@@ -43,7 +49,8 @@ QueryTag parse_query(std::string_view text);
 float parse_bin_width(std::string_view text);                  ///< a number in (0, 1]
 NeighbourModule parse_neighbour_module(std::string_view text); ///< "C/Q/W"
 
-/// Valid names, for messages and help texts: "counting-sort, radix-sort" and "moore, strips".
+/// Valid names, for messages and help texts: "counting-sort, radix-sort" and
+/// "moore, strips, chords".
 std::string_view construction_names();
 std::string_view query_names();
 

@@ -111,13 +111,13 @@ SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D
                                        std::uint32_t row_start, int lo_x, int hi_x,
                                        VisitorT& visitor) {
     const std::uint32_t* row = view.pbm + row_start;
-    if constexpr (std::is_same_v<QueryT, StripsQuery>) {
+    if constexpr (std::is_same_v<QueryT, StripsQuery> || std::is_same_v<QueryT, ChordsQuery>) {
         // Strips (thesis Alg. 7): the row's bins are contiguous in bin order, so the whole row
         // is one range of the storage array: two PBM loads per row.
         visit_range(view, x, load_pbm(row + lo_x), load_pbm(row + hi_x + 1), visitor);
     } else {
         static_assert(std::is_same_v<QueryT, MooreQuery>,
-                      "QueryT must be MooreQuery or StripsQuery");
+                      "QueryT must be MooreQuery, StripsQuery or ChordsQuery");
         // Moore neighbourhood (thesis Alg. 5): bin by bin. A bin's end is the next bin's begin,
         // so each PBM entry of the row is loaded once.
         std::uint32_t begin = load_pbm(row + lo_x);
@@ -127,6 +127,52 @@ SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D
             begin = end;
         }
     }
+}
+
+/// What ChordsQuery adds to its bounds along `axis`: more than float rounding of the bin faces,
+/// of the coordinate differences the distance test forms and of axis_bin can move them
+/// (generous: it only widens chords).
+template <int D>
+SLUICE_HD SLUICE_INLINE float chord_margin(const GridSpec<D>& g, const Vec<D>& x, int axis) {
+    constexpr float epsilon = 1.1920929e-7f; // FLT_EPSILON
+    return 1e-3f * g.bin_size + 16.0f * epsilon *
+                                    (fabsf(x[axis]) + fabsf(g.origin[axis]) +
+                                     static_cast<float>(g.dims[axis]) * g.bin_size);
+}
+
+/// A lower bound on the distance along `axis` from x to the points of bin b: the gap to the
+/// bin's faces less chord_margin. The first and last bins of an axis also hold what a builder
+/// clamped into them from outside the grid (OutsidePolicy::clamp): their outer faces are open.
+template <int D>
+SLUICE_HD SLUICE_INLINE float gap_to_bin(const GridSpec<D>& g, const Vec<D>& x, int axis, int b) {
+    const float low = g.origin[axis] + static_cast<float>(b) * g.bin_size;
+    const float below = b > 0 ? low - x[axis] : 0.0f;
+    const float above = b < g.dims[axis] - 1 ? x[axis] - (low + g.bin_size) : 0.0f;
+    const float gap = fmaxf(fmaxf(below, above), 0.0f);
+    return fmaxf(gap - chord_margin(g, x, axis), 0.0f);
+}
+
+/// ChordsQuery: narrows [lo_x, hi_x] to the bins of the row whose other bin coordinates are
+/// `row` (row[0] unused) that a point within R of x can lie in: the chord of the sphere through
+/// the row. False when the row misses the sphere. Exact: the gaps are lower bounds (above) and R
+/// is widened by 10⁻⁵ relative, more than the float distance test can err by, so every j with
+/// neighbour_distance2 < R² lies in the narrowed range (the rest is query.h's argument).
+template <int D>
+SLUICE_HD SLUICE_INLINE bool chord_of_row(const NeighbourView<D>& view, const Vec<D>& x,
+                                          const int (&row)[D], int& lo_x, int& hi_x) {
+    float rest = view.radius2 * (1.0f + 1e-5f);
+    SLUICE_UNROLL
+    for (int a = 1; a < D; ++a) {
+        const float gap = gap_to_bin(view.grid, x, a, row[a]);
+        rest -= gap * gap;
+    }
+    if (!(rest > 0.0f))
+        return false;
+    const float half = sqrtf(rest) + chord_margin(view.grid, x, 0);
+    const int lo = view.grid.axis_bin(x[0] - half, 0), hi = view.grid.axis_bin(x[0] + half, 0);
+    lo_x = lo > lo_x ? lo : lo_x;
+    hi_x = hi < hi_x ? hi : hi_x;
+    return lo_x <= hi_x;
 }
 
 /// The block of bins a query at x visits: floor((x−R)/w) .. floor((x+R)/w) per axis, clamped.
@@ -165,7 +211,17 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& v
     for (int r = static_cast<int>(lane); r < rows; r += static_cast<int>(lanes)) {
         const std::uint32_t bz = static_cast<std::uint32_t>(lo[D - 1] + r / rows_y);
         const std::uint32_t by = static_cast<std::uint32_t>(y_lo + r % rows_y);
-        detail::visit_row<QueryT>(view, x, (bz * ny + by) * nx, lo[0], hi[0], visitor);
+        int lo_x = lo[0], hi_x = hi[0];
+        if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
+            int row[D];
+            row[0] = 0;
+            row[D - 1] = static_cast<int>(bz);
+            if constexpr (D == 3)
+                row[1] = static_cast<int>(by);
+            if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
+                continue;
+        }
+        detail::visit_row<QueryT>(view, x, (bz * ny + by) * nx, lo_x, hi_x, visitor);
     }
 }
 
@@ -184,17 +240,31 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, co
     detail::query_block(view, x, lo, hi);
     const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
     if constexpr (D == 2) {
-        for (int bz = lo[1]; bz <= hi[1]; ++bz)
-            detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo[0], hi[0],
+        for (int bz = lo[1]; bz <= hi[1]; ++bz) {
+            int lo_x = lo[0], hi_x = hi[0];
+            if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
+                const int row[2] = {0, bz};
+                if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
+                    continue;
+            }
+            detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo_x, hi_x,
                                       visitor);
+        }
     } else {
         const std::uint32_t ny = static_cast<std::uint32_t>(view.grid.dims[1]);
         for (int bz = lo[2]; bz <= hi[2]; ++bz)
-            for (int by = lo[1]; by <= hi[1]; ++by)
+            for (int by = lo[1]; by <= hi[1]; ++by) {
+                int lo_x = lo[0], hi_x = hi[0];
+                if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
+                    const int row[3] = {0, by, bz};
+                    if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
+                        continue;
+                }
                 detail::visit_row<QueryT>(
                     view, x,
                     (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
-                    lo[0], hi[0], visitor);
+                    lo_x, hi_x, visitor);
+            }
     }
 }
 

@@ -62,7 +62,7 @@ struct Options {
     std::vector<float> widths = {1.0f, 0.5f, 1.0f / 3.0f};
     std::vector<Construction> constructions = {Construction::counting_sort,
                                                Construction::radix_sort};
-    std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}};
+    std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}, ChordsQuery{}};
     int reps = 20;
     int warmup = 3;
     int circles_steps = 200;
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(512) circles_kernel(NeighbourView<D> view, std
 
 /// Candidates (particles in the visited bins), bins and rows of each query: the same block of
 /// bins for_each_neighbour visits. Moore reads one range per bin, Strips one per row.
-template <int D>
+template <class QueryT, int D>
 __global__ void
 candidates_kernel(NeighbourView<D> view, std::uint32_t n, std::uint32_t* __restrict__ candidates,
                   std::uint32_t* __restrict__ bins, std::uint32_t* __restrict__ rows) {
@@ -358,25 +358,32 @@ candidates_kernel(NeighbourView<D> view, std::uint32_t n, std::uint32_t* __restr
         lo[a] = view.grid.axis_bin(x[a] - view.radius, a);
         hi[a] = view.grid.axis_bin(x[a] + view.radius, a);
     }
-    std::uint32_t c = 0, row_count = 0;
+    std::uint32_t c = 0, row_count = 0, bin_count = 0;
     const auto nx = static_cast<std::uint32_t>(view.grid.dims[0]);
-    auto add_row = [&](std::uint32_t row) {
-        c += view.pbm[row + hi[0] + 1] - view.pbm[row + lo[0]];
+    // A row of the block; ChordsQuery narrows it to its chord or skips it (query.h).
+    auto add_row = [&](std::uint32_t row, const int (&coordinates)[D]) {
+        int lo_x = lo[0], hi_x = hi[0];
+        if constexpr (std::is_same_v<QueryT, ChordsQuery>)
+            if (!detail::chord_of_row(view, x, coordinates, lo_x, hi_x))
+                return;
+        c += view.pbm[row + hi_x + 1] - view.pbm[row + lo_x];
         ++row_count;
+        bin_count += static_cast<std::uint32_t>(hi_x - lo_x + 1);
     };
     if constexpr (D == 2) {
         for (int by = lo[1]; by <= hi[1]; ++by)
-            add_row(static_cast<std::uint32_t>(by) * nx);
+            add_row(static_cast<std::uint32_t>(by) * nx, {0, by});
     } else {
         const auto ny = static_cast<std::uint32_t>(view.grid.dims[1]);
         for (int bz = lo[2]; bz <= hi[2]; ++bz)
             for (int by = lo[1]; by <= hi[1]; ++by)
                 add_row((static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) *
-                        nx);
+                            nx,
+                        {0, by, bz});
     }
     candidates[k] = c;
     rows[k] = row_count;
-    bins[k] = row_count * static_cast<std::uint32_t>(hi[0] - lo[0] + 1);
+    bins[k] = bin_count;
 }
 
 template <class KernelT>
@@ -733,7 +740,7 @@ private:
         prefer_l1(circles_kernel<QueryT, D>);
         QueryResult r;
         // Statistics (untimed).
-        candidates_kernel<D><<<grid_for(n, 256), 256, 0, s>>>(view, n, d_u32_a_.get(),
+        candidates_kernel<QueryT, D><<<grid_for(n, 256), 256, 0, s>>>(view, n, d_u32_a_.get(),
                                                               d_u32_b_.get(), d_u32_c_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const auto candidates = d_u32_a_.download(n), bins = d_u32_b_.download(n),
@@ -741,7 +748,7 @@ private:
         count_kernel<QueryT, D><<<grid_for(n, block), block, 0, s>>>(view, n, d_u32_a_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const auto neighbours = d_u32_a_.download(n);
-        const bool strips = std::is_same_v<QueryT, StripsQuery>;
+        const bool strips = !std::is_same_v<QueryT, MooreQuery>; // a range per row
         double c = 0, nb = 0, ranges = 0, pbm_loads = 0;
         for (std::uint32_t k = 0; k < n; ++k) {
             c += candidates[k];

@@ -200,7 +200,7 @@ Options parse_options(int argc, char** argv) {
         ->type_name("N");
     bench
         ->add_option("--modules", o.modules,
-                     "'all' (every construction x query x bin width 1, 0.5, 1/3: 12 modules) or a "
+                     "'all' (every construction x query x bin width 1, 0.5, 1/3: 18 modules) or a "
                      "comma-separated list of C/Q/W")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
         ->capture_default_str()

@@ -191,7 +191,8 @@ void check_neighbour_counts(const Case& base) {
     const std::vector<NeighbourModule> modules = [] {
         std::vector<NeighbourModule> m;
         for (Construction c : {Construction::counting_sort, Construction::radix_sort})
-            for (const QueryTag& q : {QueryTag(StripsQuery{}), QueryTag(MooreQuery{})})
+            for (const QueryTag& q :
+                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{})})
                 for (float w : {1.0f, 0.5f, 1.0f / 3.0f})
                     m.push_back({c, q, w});
         return m;

@@ -143,7 +143,8 @@ void check_all_interactions(double coefh) {
             const FluidConstants c = test_constants(h, viscosity, diffusion);
             using Kernels = std::variant<WendlandC2<D>, CubicSpline<D>>;
             for (const Kernels& kernel : {Kernels(WendlandC2<D>(h)), Kernels(CubicSpline<D>(h))})
-                for (const QueryTag& query : {QueryTag(MooreQuery{}), QueryTag(StripsQuery{})}) {
+                for (const QueryTag& query :
+                     {QueryTag(MooreQuery{}), QueryTag(StripsQuery{}), QueryTag(ChordsQuery{})}) {
                     SCOPED_TRACE(testing::Message()
                                  << "viscosity " << static_cast<int>(viscosity) << ", diffusion "
                                  << static_cast<int>(diffusion) << ", kernel " << kernel.index()

@@ -183,7 +183,8 @@ TEST(Simulation, NeighbourModulesAgree) {
     const float widths[3] = {1.0f, 0.5f, 1.0f / 3.0f};
     for (int w = 0; w < 3; ++w) {
         for (Construction construction : {Construction::counting_sort, Construction::radix_sort})
-            for (QueryTag query : {QueryTag(MooreQuery{}), QueryTag(StripsQuery{})}) {
+            for (QueryTag query :
+                 {QueryTag(MooreQuery{}), QueryTag(StripsQuery{}), QueryTag(ChordsQuery{})}) {
                 c.neighbours = {construction, query, widths[w]};
                 const Snapshot s = run_steps(c, steps);
                 if (first_of_width[w].size() == 0)
