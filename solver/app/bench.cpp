@@ -53,6 +53,7 @@ struct ModuleResult {
     std::uint64_t final_particles = 0; ///< binned at the end (fluid + boundary)
     double max_dx_over_dp = 0.0;
     double max_drho_over_rho0 = 0.0;
+    std::size_t particles_in_one_state = 0; ///< excluded in one of the two states only
     bool agrees = true;
     std::string disagreement;
     Snapshot final_state;
@@ -78,26 +79,40 @@ std::string general(double v) {
 }
 
 /// Compares a module's final state with the reference module's.
-void compare(ModuleResult& r, const Snapshot& reference, double dp, double rho0, double tolerance) {
+/// Compares a module's final state with the reference module's, particle by particle (both
+/// are in ascending id). From a developed flow (--end-time, --from-state) a splashing particle at
+/// the domain's edge may leave it a step earlier or later after rounding-level differences: with
+/// `developed`, particles in only one state are counted and reported, not a disagreement.
+void compare(ModuleResult& r, const Snapshot& reference, double dp, double rho0, double tolerance,
+             bool developed) {
     const Snapshot& s = r.final_state;
-    if (s.size() != reference.size() || s.id != reference.id) {
-        r.agrees = false;
-        r.disagreement =
-            "particles " + std::to_string(s.size()) + " vs " + std::to_string(reference.size());
-        r.max_dx_over_dp = r.max_drho_over_rho0 = HUGE_VAL;
-        return;
-    }
     double dx = 0.0, drho = 0.0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        for (int k = 0; k < 3; ++k)
-            dx = std::max<double>(dx, std::fabs(s.position[i][k] - reference.position[i][k]));
-        drho = std::max<double>(drho, std::fabs(s.density[i] - reference.density[i]));
+    std::size_t only_one = 0;
+    std::size_t i = 0, k = 0;
+    while (i < s.size() || k < reference.size()) {
+        if (k == reference.size() || (i < s.size() && s.id[i] < reference.id[k])) {
+            ++only_one, ++i;
+            continue;
+        }
+        if (i == s.size() || reference.id[k] < s.id[i]) {
+            ++only_one, ++k;
+            continue;
+        }
+        for (int a = 0; a < 3; ++a)
+            dx = std::max<double>(dx, std::fabs(s.position[i][a] - reference.position[k][a]));
+        drho = std::max<double>(drho, std::fabs(s.density[i] - reference.density[k]));
         if (!std::isfinite(s.position[i][0]) || !std::isfinite(s.density[i]))
             dx = HUGE_VAL;
+        ++i, ++k;
     }
     r.max_dx_over_dp = dx / dp;
     r.max_drho_over_rho0 = drho / rho0;
-    if (!(r.max_dx_over_dp <= tolerance)) {
+    r.particles_in_one_state = only_one;
+    if (only_one > 0 && !developed) {
+        r.agrees = false;
+        r.disagreement =
+            "particles " + std::to_string(s.size()) + " vs " + std::to_string(reference.size());
+    } else if (!(r.max_dx_over_dp <= tolerance)) {
         r.agrees = false;
         r.disagreement = "max |dx| = " + general(r.max_dx_over_dp) + " dp";
     }
@@ -270,6 +285,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         }
         for (int k = 0; k < options.warmup_steps; ++k)
             sim->step();
+        if (options.output_interval)
+            sim->begin_snapshot().get(); // sets up the copy slots, as a run's first snapshot does
 
         // Output as `sluice run` does it: a series per module, written by the writer pool.
         std::unique_ptr<SnapshotSeriesWriter> series;
@@ -371,7 +388,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
 
     bool all_agree = true;
     for (ModuleResult& r : results) {
-        compare(r, results.front().final_state, c.dp, c.constants.rho0, options.tolerance);
+        compare(r, results.front().final_state, c.dp, c.constants.rho0, options.tolerance,
+                start.has_value());
         all_agree = all_agree && r.agrees;
     }
 
@@ -399,7 +417,12 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         out << fixed(100.0 * share, 1) << " % | " << fixed(r.mparticle_steps, 1) << " | "
             << fixed(r.bytes_per_particle, 0) << " | " << general(r.max_dx_over_dp) << " | "
             << general(r.max_drho_over_rho0)
-            << (r.agrees ? "" : " (DIFFERS: " + r.disagreement + ")") << " |\n";
+            << (r.agrees ? "" : " (DIFFERS: " + r.disagreement + ")")
+            << (r.agrees && r.particles_in_one_state
+                    ? " (" + std::to_string(r.particles_in_one_state) +
+                          " particle(s) excluded at a different step)"
+                    : "")
+            << " |\n";
     }
     const auto fastest = std::min_element(
         results.begin(), results.end(),
@@ -426,7 +449,11 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << results.front().module.name() << " after "
         << options.warmup_steps + options.steps * (with_gauges ? 3 : 1)
         << " steps: " << (all_agree ? "all agree" : "SOME DIFFER")
-        << " (tolerance: max |dx| <= " << options.tolerance << " dp, equal particle counts).\n"
+        << " (tolerance: max |dx| <= " << options.tolerance << " dp over the particles in both, "
+        << (start ? "which from a developed flow may differ by splashing particles excluded a "
+                    "step apart"
+                  : "equal particle counts")
+        << ").\n"
         << "fastest: " << fastest->module.name() << ", " << fixed(fastest->ms_per_step, 3)
         << " ms per step = " << fixed(fastest->mparticle_steps, 1)
         << " million particle-steps per second\n";

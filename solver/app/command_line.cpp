@@ -81,7 +81,8 @@ Options parse_options(int argc, char** argv) {
         parsed_by([](const std::string& t) { parse_neighbour_module(t); });
     const std::string neighbours_help =
         "neighbour module CONSTRUCTION/QUERY/BINWIDTH, e.g. counting-sort/strips/0.5 "
-        "(constructions: counting-sort, radix-sort; queries: moore, strips; bin width / search "
+        "(constructions: counting-sort, radix-sort; queries: moore, strips, chords; bin width / "
+        "search "
         "radius in (0, 1]); overrides <neighbours>";
     std::string out_dir;
     double end_time = 0.0, dp = 0.0;
