@@ -12,7 +12,7 @@ std::string_view construction_names() {
     return "counting-sort, radix-sort";
 }
 std::string_view query_names() {
-    return "moore, strips, chords";
+    return "moore, strips, chords, modular, hybrid";
 }
 
 std::string_view construction_name(Construction c) {
@@ -39,6 +39,10 @@ QueryTag parse_query(std::string_view text) {
         return StripsQuery{};
     if (text == ChordsQuery::name)
         return ChordsQuery{};
+    if (text == ModularQuery::name)
+        return ModularQuery{};
+    if (text == HybridQuery::name)
+        return HybridQuery{};
     throw std::invalid_argument("unknown neighbour query '" + std::string(text) +
                                 "' (valid: " + std::string(query_names()) + ")");
 }

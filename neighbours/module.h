@@ -29,7 +29,16 @@ struct StripsQuery {
 struct ChordsQuery {
     static constexpr const char* name = "chords";
 };
-using QueryTag = std::variant<MooreQuery, StripsQuery, ChordsQuery>;
+/// Poster 000 (Chisholm et al.): the block's bins visited in label order, label = bin
+/// coordinate mod the block's span per axis, so that queries starting in neighbouring bins do
+/// not all touch the same bin first.
+struct ModularQuery {
+    static constexpr const char* name = "modular"; ///< bin by bin, in label order on every axis
+};
+struct HybridQuery {
+    static constexpr const char* name = "hybrid"; ///< strips along x, rows in label order
+};
+using QueryTag = std::variant<MooreQuery, StripsQuery, ChordsQuery, ModularQuery, HybridQuery>;
 
 struct NeighbourModule {
     Construction construction = Construction::counting_sort;
@@ -50,7 +59,7 @@ float parse_bin_width(std::string_view text);                  ///< a number in 
 NeighbourModule parse_neighbour_module(std::string_view text); ///< "C/Q/W"
 
 /// Valid names, for messages and help texts: "counting-sort, radix-sort" and
-/// "moore, strips, chords".
+/// "moore, strips, chords, modular, hybrid".
 std::string_view construction_names();
 std::string_view query_names();
 

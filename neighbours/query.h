@@ -105,19 +105,69 @@ SLUICE_HD SLUICE_INLINE void visit_range(const NeighbourView<D>& view, const Vec
     }
 }
 
-/// Visits bins lo_x..hi_x of the row whose first bin is row_start.
+/// Traversals that visit the block bin by bin (the others take a row as one range).
+template <class QueryT>
+constexpr bool bin_by_bin =
+    std::is_same_v<QueryT, MooreQuery> || std::is_same_v<QueryT, ModularQuery>;
+/// Traversals that visit bins (Modular) or rows (Hybrid) in label order (poster 000).
+template <class QueryT>
+constexpr bool in_label_order =
+    std::is_same_v<QueryT, ModularQuery> || std::is_same_v<QueryT, HybridQuery>;
+
+/// The label modulus of an axis whose block is [lo, hi]: the block's nominal span 2R/w + 1
+/// (3 at bin width 1, 5 at 0.5, 7 at 1/3), or the block's own span where rounding made it wider.
+template <int D>
+SLUICE_HD SLUICE_INLINE int label_modulus(const NeighbourView<D>& view, int lo, int hi) {
+    const int nominal = static_cast<int>(2.0f * view.radius * view.grid.inv_bin_size + 0.5f) + 1;
+    return hi - lo + 1 > nominal ? hi - lo + 1 : nominal;
+}
+
+/// The k-th bin (k = 0 … m−1) of the block [lo, hi] in label order, label = b mod m: the block's
+/// bin labelled k, or −1 when no bin of the (clamped or narrow) block has that label. The m
+/// labels of m consecutive bins differ, so each bin of the block comes once.
+SLUICE_HD SLUICE_INLINE int label_order_bin(int lo, int hi, int m, int k) {
+    const int b = lo + ((m - lo % m) % m + k) % m;
+    return b <= hi ? b : -1;
+}
+
+/// The k-th row coordinate along an axis whose block is [lo, hi]: in label order for
+/// Modular/Hybrid (k < m), else lo + k (k < hi − lo + 1). −1: skip.
+template <class QueryT>
+SLUICE_HD SLUICE_INLINE int row_coordinate(int lo, int hi, int m, int k) {
+    if constexpr (in_label_order<QueryT>)
+        return label_order_bin(lo, hi, m, k);
+    else
+        return lo + k <= hi ? lo + k : -1;
+}
+
+/// How many k row_coordinate takes along an axis.
+template <class QueryT>
+SLUICE_HD SLUICE_INLINE int row_steps(int lo, int hi, int m) {
+    if constexpr (in_label_order<QueryT>)
+        return m;
+    else
+        return hi - lo + 1;
+}
+
+/// Visits bins lo_x..hi_x of the row whose first bin is row_start; m_x: the label modulus along x.
 template <class QueryT, int D, class VisitorT>
 SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D>& x,
-                                       std::uint32_t row_start, int lo_x, int hi_x,
+                                       std::uint32_t row_start, int lo_x, int hi_x, int m_x,
                                        VisitorT& visitor) {
     const std::uint32_t* row = view.pbm + row_start;
-    if constexpr (std::is_same_v<QueryT, StripsQuery> || std::is_same_v<QueryT, ChordsQuery>) {
-        // Strips (thesis Alg. 7): the row's bins are contiguous in bin order, so the whole row
-        // is one range of the storage array: two PBM loads per row.
+    if constexpr (!bin_by_bin<QueryT>) {
+        // Strips (thesis Alg. 7), and Chords and Hybrid: the row's bins are contiguous in bin
+        // order, so the whole row is one range of the storage array: two PBM loads per row.
         visit_range(view, x, load_pbm(row + lo_x), load_pbm(row + hi_x + 1), visitor);
+    } else if constexpr (std::is_same_v<QueryT, ModularQuery>) {
+        // Modular (poster 000): bin by bin in label order.
+        for (int k = 0; k < m_x; ++k) {
+            const int bx = label_order_bin(lo_x, hi_x, m_x, k);
+            if (bx >= 0)
+                visit_range(view, x, load_pbm(row + bx), load_pbm(row + bx + 1), visitor);
+        }
     } else {
-        static_assert(std::is_same_v<QueryT, MooreQuery>,
-                      "QueryT must be MooreQuery, StripsQuery or ChordsQuery");
+        static_assert(std::is_same_v<QueryT, MooreQuery>, "unknown traversal");
         // Moore neighbourhood (thesis Alg. 5): bin by bin. A bin's end is the next bin's begin,
         // so each PBM entry of the row is loaded once.
         std::uint32_t begin = load_pbm(row + lo_x);
@@ -201,27 +251,33 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& v
     static_assert(std::is_invocable_v<VisitorT&, std::uint32_t, const Vec<D>&, float>,
                   "a neighbour visitor must be callable as visitor(std::uint32_t j, "
                   "const Vec<D>& rij, float r2)");
-    int lo[D], hi[D];
+    int lo[D], hi[D], m[D];
     detail::query_block(view, x, lo, hi);
+    SLUICE_UNROLL
+    for (int a = 0; a < D; ++a)
+        m[a] = detail::label_modulus(view, lo[a], hi[a]);
     const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
     const std::uint32_t ny = D == 3 ? static_cast<std::uint32_t>(view.grid.dims[1]) : 1u;
-    const int y_lo = D == 3 ? lo[1] : 0, y_hi = D == 3 ? hi[1] : 0;
-    const int rows_y = y_hi - y_lo + 1;
-    const int rows = rows_y * (hi[D - 1] - lo[D - 1] + 1);
+    const int steps_y = D == 3 ? detail::row_steps<QueryT>(lo[1], hi[1], m[1]) : 1;
+    const int rows = steps_y * detail::row_steps<QueryT>(lo[D - 1], hi[D - 1], m[D - 1]);
     for (int r = static_cast<int>(lane); r < rows; r += static_cast<int>(lanes)) {
-        const std::uint32_t bz = static_cast<std::uint32_t>(lo[D - 1] + r / rows_y);
-        const std::uint32_t by = static_cast<std::uint32_t>(y_lo + r % rows_y);
+        const int bz = detail::row_coordinate<QueryT>(lo[D - 1], hi[D - 1], m[D - 1], r / steps_y);
+        const int by = D == 3 ? detail::row_coordinate<QueryT>(lo[1], hi[1], m[1], r % steps_y) : 0;
+        if (bz < 0 || by < 0)
+            continue;
         int lo_x = lo[0], hi_x = hi[0];
         if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
             int row[D];
             row[0] = 0;
-            row[D - 1] = static_cast<int>(bz);
+            row[D - 1] = bz;
             if constexpr (D == 3)
-                row[1] = static_cast<int>(by);
+                row[1] = by;
             if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
                 continue;
         }
-        detail::visit_row<QueryT>(view, x, (bz * ny + by) * nx, lo_x, hi_x, visitor);
+        detail::visit_row<QueryT>(
+            view, x, (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
+            lo_x, hi_x, m[0], visitor);
     }
 }
 
@@ -239,7 +295,28 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, co
     int lo[D], hi[D];
     detail::query_block(view, x, lo, hi);
     const std::uint32_t nx = static_cast<std::uint32_t>(view.grid.dims[0]);
-    if constexpr (D == 2) {
+    if constexpr (detail::in_label_order<QueryT>) {
+        // Modular, Hybrid: rows (and for Modular the bins of a row) in label order.
+        int m[D];
+        SLUICE_UNROLL
+        for (int a = 0; a < D; ++a)
+            m[a] = detail::label_modulus(view, lo[a], hi[a]);
+        const std::uint32_t ny = D == 3 ? static_cast<std::uint32_t>(view.grid.dims[1]) : 1u;
+        for (int kz = 0; kz < m[D - 1]; ++kz) {
+            const int bz = detail::label_order_bin(lo[D - 1], hi[D - 1], m[D - 1], kz);
+            if (bz < 0)
+                continue;
+            for (int ky = 0; ky < (D == 3 ? m[1] : 1); ++ky) {
+                const int by = D == 3 ? detail::label_order_bin(lo[1], hi[1], m[1], ky) : 0;
+                if (by < 0)
+                    continue;
+                detail::visit_row<QueryT>(
+                    view, x,
+                    (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
+                    lo[0], hi[0], m[0], visitor);
+            }
+        }
+    } else if constexpr (D == 2) {
         for (int bz = lo[1]; bz <= hi[1]; ++bz) {
             int lo_x = lo[0], hi_x = hi[0];
             if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
@@ -247,7 +324,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, co
                 if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
                     continue;
             }
-            detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo_x, hi_x,
+            detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo_x, hi_x, 0,
                                       visitor);
         }
     } else {
@@ -263,7 +340,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, co
                 detail::visit_row<QueryT>(
                     view, x,
                     (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
-                    lo_x, hi_x, visitor);
+                    lo_x, hi_x, 0, visitor);
             }
     }
 }

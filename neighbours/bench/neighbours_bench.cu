@@ -62,7 +62,8 @@ struct Options {
     std::vector<float> widths = {1.0f, 0.5f, 1.0f / 3.0f};
     std::vector<Construction> constructions = {Construction::counting_sort,
                                                Construction::radix_sort};
-    std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}, ChordsQuery{}};
+    std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}, ChordsQuery{}, ModularQuery{},
+                                     HybridQuery{}};
     int reps = 20;
     int warmup = 3;
     int circles_steps = 200;
@@ -80,7 +81,7 @@ const char* usage = R"(neighbours_bench [options]
   --neighbours LIST    average neighbour counts (default 40,100)
   --widths LIST        bin widths in (0, 1] (default 1,0.5,0.333333)
   --constructions LIST counting-sort,radix-sort (default both)
-  --queries LIST       moore,strips (default both)
+  --queries LIST       moore,strips,chords,modular,hybrid (default all five)
   --reps N             timed repetitions, median reported (default 20)
   --warmup N           untimed runs first (default 3)
   --steps N            Circles steps for circles-200 (default 200)
@@ -361,7 +362,7 @@ candidates_kernel(NeighbourView<D> view, std::uint32_t n, std::uint32_t* __restr
     std::uint32_t c = 0, row_count = 0, bin_count = 0;
     const auto nx = static_cast<std::uint32_t>(view.grid.dims[0]);
     // A row of the block; ChordsQuery narrows it to its chord or skips it (query.h).
-    auto add_row = [&](std::uint32_t row, const int (&coordinates)[D]) {
+    auto add_row = [&](std::uint32_t row, const int(&coordinates)[D]) {
         int lo_x = lo[0], hi_x = hi[0];
         if constexpr (std::is_same_v<QueryT, ChordsQuery>)
             if (!detail::chord_of_row(view, x, coordinates, lo_x, hi_x))
@@ -377,8 +378,7 @@ candidates_kernel(NeighbourView<D> view, std::uint32_t n, std::uint32_t* __restr
         const auto ny = static_cast<std::uint32_t>(view.grid.dims[1]);
         for (int bz = lo[2]; bz <= hi[2]; ++bz)
             for (int by = lo[1]; by <= hi[1]; ++by)
-                add_row((static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) *
-                            nx,
+                add_row((static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
                         {0, by, bz});
     }
     candidates[k] = c;
@@ -740,15 +740,15 @@ private:
         prefer_l1(circles_kernel<QueryT, D>);
         QueryResult r;
         // Statistics (untimed).
-        candidates_kernel<QueryT, D><<<grid_for(n, 256), 256, 0, s>>>(view, n, d_u32_a_.get(),
-                                                              d_u32_b_.get(), d_u32_c_.get());
+        candidates_kernel<QueryT, D><<<grid_for(n, 256), 256, 0, s>>>(
+            view, n, d_u32_a_.get(), d_u32_b_.get(), d_u32_c_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const auto candidates = d_u32_a_.download(n), bins = d_u32_b_.download(n),
                    rows = d_u32_c_.download(n);
         count_kernel<QueryT, D><<<grid_for(n, block), block, 0, s>>>(view, n, d_u32_a_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const auto neighbours = d_u32_a_.download(n);
-        const bool strips = !std::is_same_v<QueryT, MooreQuery>; // a range per row
+        const bool strips = !detail::bin_by_bin<QueryT>; // a range per row
         double c = 0, nb = 0, ranges = 0, pbm_loads = 0;
         for (std::uint32_t k = 0; k < n; ++k) {
             c += candidates[k];

@@ -126,7 +126,8 @@ std::vector<NeighbourModule> parse_module_list(std::string_view text) {
     if (all == "all") {
         for (Construction c : {Construction::counting_sort, Construction::radix_sort})
             for (const QueryTag& q :
-                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{})})
+                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
+                  QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
                 for (float w : {1.0f, 0.5f, 1.0f / 3.0f})
                     modules.push_back({c, q, w});
         return modules;

@@ -55,7 +55,7 @@ struct BenchOptions {
     bool gauges = false;
 };
 
-/// "all": every construction × query × bin width in {1, 0.5, 1/3} (18 modules); otherwise a
+/// "all": every construction × query × bin width in {1, 0.5, 1/3} (30 modules); otherwise a
 /// comma-separated list of C/Q/W.
 /// \throws std::invalid_argument (listing the valid names) for an unknown or empty entry.
 std::vector<NeighbourModule> parse_module_list(std::string_view text);

@@ -81,7 +81,8 @@ Options parse_options(int argc, char** argv) {
         parsed_by([](const std::string& t) { parse_neighbour_module(t); });
     const std::string neighbours_help =
         "neighbour module CONSTRUCTION/QUERY/BINWIDTH, e.g. counting-sort/strips/0.5 "
-        "(constructions: counting-sort, radix-sort; queries: moore, strips, chords; bin width / "
+        "(constructions: counting-sort, radix-sort; queries: moore, strips, chords, modular, "
+        "hybrid; bin width / "
         "search "
         "radius in (0, 1]); overrides <neighbours>";
     std::string out_dir;
@@ -201,7 +202,7 @@ Options parse_options(int argc, char** argv) {
         ->type_name("N");
     bench
         ->add_option("--modules", o.modules,
-                     "'all' (every construction x query x bin width 1, 0.5, 1/3: 18 modules) or a "
+                     "'all' (every construction x query x bin width 1, 0.5, 1/3: 30 modules) or a "
                      "comma-separated list of C/Q/W")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
         ->capture_default_str()

@@ -48,7 +48,8 @@ inline std::vector<ModuleParam> all_module_params(const std::vector<OutsidePolic
     for (int dim : {2, 3})
         for (Construction c : {Construction::counting_sort, Construction::radix_sort})
             for (QueryTag q :
-                 {QueryTag{MooreQuery{}}, QueryTag{StripsQuery{}}, QueryTag{ChordsQuery{}}})
+                 {QueryTag{MooreQuery{}}, QueryTag{StripsQuery{}}, QueryTag{ChordsQuery{}},
+                  QueryTag{ModularQuery{}}, QueryTag{HybridQuery{}}})
                 for (float w : tested_bin_widths())
                     for (OutsidePolicy p : policies)
                         out.push_back({c, q, w, dim, p});

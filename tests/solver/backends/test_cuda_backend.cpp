@@ -192,7 +192,8 @@ void check_neighbour_counts(const Case& base) {
         std::vector<NeighbourModule> m;
         for (Construction c : {Construction::counting_sort, Construction::radix_sort})
             for (const QueryTag& q :
-                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{})})
+                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
+                  QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
                 for (float w : {1.0f, 0.5f, 1.0f / 3.0f})
                     m.push_back({c, q, w});
         return m;

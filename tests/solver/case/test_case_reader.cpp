@@ -490,7 +490,7 @@ const Malformed malformed[] = {
     {"integrator_unknown", {head2, geometry2, R"(  <physics integrator="euler"/>)", tail}, 3, "unknown integrator (valid: symplectic, verlet)"},
     {"construction_unknown", {head2, geometry2, R"(  <neighbours construction="bucket-sort"/>)", tail},
      3, "unknown neighbour construction 'bucket-sort' (valid: counting-sort, radix-sort)"},
-    {"query_unknown", {head2, geometry2, R"(  <neighbours query="cells"/>)", tail}, 3, "unknown neighbour query 'cells' (valid: moore, strips, chords)"},
+    {"query_unknown", {head2, geometry2, R"(  <neighbours query="cells"/>)", tail}, 3, "unknown neighbour query 'cells' (valid: moore, strips, chords, modular, hybrid)"},
     {"bin_width_above_one", {head2, geometry2, R"(  <neighbours binWidth="1.5"/>)", tail}, 3, "binWidth '1.5' is not a number in (0, 1]"},
     // faces
     {"faces_front_in_2d", {head2, geom_open, fluid2, R"(    <tank min="0 0" max="1 1" faces="bottom front"/>)", geom_close, tail},
