@@ -77,10 +77,13 @@ Options parse_options(int argc, char** argv) {
         "where to run: cpu or cuda (default: cuda when a GPU is present, else cpu; here " +
         backend_name + ")";
     std::string neighbours_text;
-    const CLI::Validator neighbour_module =
-        parsed_by([](const std::string& t) { parse_neighbour_module(t); });
+    const CLI::Validator neighbour_module = parsed_by([](const std::string& t) {
+        if (t != "auto")
+            parse_neighbour_module(t);
+    });
     const std::string neighbours_help =
-        "neighbour module CONSTRUCTION/QUERY/BINWIDTH, e.g. counting-sort/strips/0.5 "
+        "neighbour module CONSTRUCTION/QUERY/BINWIDTH, e.g. counting-sort/strips/0.5, or auto "
+        "(run: time the modules first and take the fastest, as 'sluice tune') "
         "(constructions: counting-sort, radix-sort; queries: moore, strips, chords, modular, "
         "hybrid; bin width / "
         "search "
@@ -119,7 +122,7 @@ Options parse_options(int argc, char** argv) {
             ->type_name("T");
         command->add_option("--neighbours", neighbours_text, neighbours_help)
             ->check(neighbour_module)
-            ->type_name("C/Q/W");
+            ->type_name("C/Q/W|auto");
         add_dp(command);
         add_backend(command);
     };
@@ -239,11 +242,33 @@ Options parse_options(int argc, char** argv) {
                     "time every module a second time with the case's <gauges> sampled after "
                     "every step, and report their cost");
 
+    CLI::App* tune = app.add_subcommand(
+        "tune", "time every neighbour module (or --modules) for a few steps of the case from its "
+                "initial state and print the ranking and the fastest module's spelling");
+    add_case(tune);
+    int tune_steps = 10;
+    tune->add_option("--steps", tune_steps,
+                     "timed steps per module (the median counts), after 2 "
+                     "warm-up steps")
+        ->check(step_count)
+        ->capture_default_str()
+        ->type_name("N");
+    std::string tune_modules = "all";
+    tune->add_option("--modules", tune_modules,
+                     "'all' (every construction x query x bin width 1, 0.5, 1/3) or a "
+                     "comma-separated list of C/Q/W")
+        ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
+        ->capture_default_str()
+        ->type_name("all|LIST");
+    add_dp(tune);
+    add_backend(tune);
+
     // CLI11 would answer an unknown command with "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";
-    if (!first.empty() && first[0] != '-' && first != "run" && first != "check" && first != "bench")
+    if (!first.empty() && first[0] != '-' && first != "run" && first != "check" &&
+        first != "bench" && first != "tune")
         throw UsageError("unknown command '" + std::string(argv[1]) +
-                         "' (valid: run, check, bench)");
+                         "' (valid: run, check, bench, tune)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -278,8 +303,16 @@ Options parse_options(int argc, char** argv) {
     if (o.command == "bench" && o.end_time && o.from_state)
         throw UsageError("--end-time and --from-state both choose the state to time from; give one",
                          "bench");
-    if (given("--neighbours"))
-        o.neighbours = parse_neighbour_module(neighbours_text);
+    if (given("--neighbours")) {
+        if (neighbours_text == "auto")
+            o.neighbours_auto = true;
+        else
+            o.neighbours = parse_neighbour_module(neighbours_text);
+    }
+    if (o.command == "tune") {
+        o.steps = tune_steps;
+        o.modules = tune_modules;
+    }
     if (given("--output-interval"))
         o.output_interval = output_interval;
     if (given("--compressor"))
@@ -303,8 +336,12 @@ Case load_case(const Options& o) {
         c.run.output_dir = *o.out;
     if (o.end_time)
         c.run.end_time = *o.end_time;
-    if (o.neighbours)
+    if (o.neighbours) {
         c.neighbours = *o.neighbours;
+        c.neighbours_auto = false; // a module named on the command line wins over the case's auto
+    }
+    if (o.neighbours_auto)
+        c.neighbours_auto = true;
     if (o.output_interval)
         c.run.output_interval = *o.output_interval;
     if (o.compressor)

@@ -34,7 +34,7 @@ struct HelpShown {
 struct UsageError : std::runtime_error {
     explicit UsageError(const std::string& message, std::string command_name = "")
         : std::runtime_error(message), command(std::move(command_name)) {}
-    std::string command; ///< "run", "check", "bench" or empty
+    std::string command; ///< "run", "check", "bench", "tune" or empty
 };
 
 /// What the command line asked for.
@@ -44,6 +44,7 @@ struct Options {
     std::optional<std::string> out;
     std::optional<double> end_time;
     std::optional<NeighbourModule> neighbours;
+    bool neighbours_auto = false; ///< --neighbours auto
     std::optional<double> dp;
     std::optional<double> checkpoint_interval; ///< run: s of simulated time
     std::optional<std::string> restart;        ///< run: the output folder to continue
@@ -78,5 +79,6 @@ Case load_case(const Options& o);
 int run_command(const Options& o);   ///< run_command.cpp
 int check_command(const Options& o); ///< check_command.cpp
 int bench_command(const Options& o); ///< bench_command.cpp
+int tune_command(const Options& o);  ///< tune_command.cpp
 
 } // namespace sluice

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
         const Options o = parse_options(argc, argv);
         if (o.command == "bench")
             return bench_command(o);
+        if (o.command == "tune")
+            return tune_command(o);
         return o.command == "run" ? run_command(o) : check_command(o);
     } catch (const HelpShown& help) {
         std::cout << help.text;

@@ -5,6 +5,7 @@
 #include "app/cli_progress.h"
 #include "app/gauge_rows.h"
 #include "app/preflight.h"
+#include "app/tune.h"
 #include "backends/gauges.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
@@ -89,6 +90,29 @@ int run_command(const Options& o) {
         restart = load_restart(c, *o.restart);
     else
         require_fits(preflight(c, o.backend), o.backend);
+    // --neighbours auto / <neighbours auto="true"/>: time the modules first (tune.h), within
+    // about 10 s, and run with the fastest.
+    std::optional<TuneReport> tuning;
+    if (c.neighbours_auto) {
+        TuneOptions t;
+        t.modules = tune_candidates();
+        t.steps = 5;
+        t.time_limit = 10.0;
+        t.backend = o.backend;
+        std::cout << "sluice: choosing the neighbour module (auto): " << t.modules.size()
+                  << " modules, " << t.warmup_steps << " + " << t.steps
+                  << " steps each, at most about " << *t.time_limit << " s\n"
+                  << std::flush;
+        tuning = restart ? tune_neighbours(c, t, restart->checkpoint.state) : tune_neighbours(c, t);
+        c.neighbours = parse_neighbour_module(tuning->ranking.front().module);
+        std::cout << "sluice: fastest of " << tuning->ranking.size() << ": "
+                  << tuning->ranking.front().module << " (" << tuning->ranking.front().ms_per_step
+                  << " ms/step";
+        if (tuning->ranking.size() > 1)
+            std::cout << "; next " << tuning->ranking[1].module << ", "
+                      << tuning->ranking[1].ms_per_step << " ms/step";
+        std::cout << "), chosen in " << tuning->seconds << " s\n";
+    }
     auto sim = restart ? make_simulation(c, o.backend, restart->checkpoint.state)
                        : make_simulation(c, o.backend);
 
@@ -97,6 +121,7 @@ int run_command(const Options& o) {
     summary.case_file = o.case_path;
     summary.backend = sim->backend_name();
     summary.neighbour_module = c.neighbours.name();
+    summary.tuning = tuning;
     summary.end_time = c.run.end_time;
     summary.initial = sim->counts();
     summary.dp = c.dp;
@@ -255,6 +280,8 @@ int run_command(const Options& o) {
         summary.stages.emplace_back("output", output_seconds);
         summary.stages.emplace_back("gauges_host", gauge_seconds);
         summary.stages.emplace_back("checkpoints", checkpoint_seconds);
+        if (tuning)
+            summary.stages.emplace_back("neighbour_tuning", tuning->seconds);
         summary.snapshots = writer.count();
         summary.output = {to_string(c.output.format.compressor),
                           c.output.format.level,

@@ -152,6 +152,9 @@ struct Case {
     Box domain;
     Physics physics;
     NeighbourModule neighbours;
+    /// `<neighbours auto="true"/>`: `sluice run` times the modules first and takes the fastest
+    /// (app/tune.h); `neighbours` is then the one it started from.
+    bool neighbours_auto = false;
     RunControl run;
     OutputSettings output;
     Gauges gauges;

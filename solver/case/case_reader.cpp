@@ -282,7 +282,14 @@ void read_physics(const Element& e, Physics& p) {
     p.density_max_ratio = e.number("densityMax", greater_than(1)).value_or(p.density_max_ratio);
 }
 
-void read_neighbours(const Element& e, NeighbourModule& m) {
+void read_neighbours(const Element& e, NeighbourModule& m, bool& automatic) {
+    static const Choices<bool> yes_no = {{"true", true}, {"false", false}};
+    automatic = e.choice("auto", "value", yes_no).value_or(false);
+    if (automatic)
+        for (const char* attr : {"construction", "query", "binWidth"})
+            if (e.has(attr))
+                e.fail_attribute(attr, "is chosen by auto=\"true\" (sluice run times every "
+                                       "module first); give one or the other");
     m.construction = e.parsed("construction", parse_construction).value_or(m.construction);
     m.query = e.parsed("query", parse_query).value_or(m.query);
     m.bin_width = e.parsed("binWidth", parse_bin_width).value_or(m.bin_width);
@@ -468,7 +475,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
                      c.physics);
 
     if (const XMLElement* x = s.single("neighbours"))
-        read_neighbours(Element(r, *x, {"construction", "query", "binWidth"}), c.neighbours);
+        read_neighbours(Element(r, *x, {"construction", "query", "binWidth", "auto"}), c.neighbours,
+                        c.neighbours_auto);
 
     c.run.output_dir = "out/" + c.name;
     if (const XMLElement* x = s.single("run"))

@@ -115,6 +115,20 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
                    {"writers", s.output.writers},
                    {"bytes", s.output.bytes},
                    {"writer_thread_s", number(s.output.writer_thread_seconds)}};
+    if (s.tuning) {
+        Json ranking = Json::array();
+        for (const TuneReport::Entry& e : s.tuning->ranking)
+            ranking.push_back({{"module", e.module}, {"ms_per_step", number(e.ms_per_step)}});
+        j["neighbour_tuning"] = {{"chosen", s.tuning->ranking.empty()
+                                                ? Json(nullptr)
+                                                : Json(s.tuning->ranking[0].module)},
+                                 {"seconds", number(s.tuning->seconds)},
+                                 {"steps", s.tuning->steps},
+                                 {"ranking", ranking},
+                                 {"not_timed", s.tuning->not_timed}};
+    } else {
+        j["neighbour_tuning"] = nullptr;
+    }
     j["performance"] = {
         {"particle_steps", number(s.particle_steps)},
         {"million_particle_steps_per_s", number(1e-6 * per_second(s.particle_steps, s.wall_time))},

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace sluice {
 
@@ -19,6 +21,19 @@ struct OutputSummary {
     unsigned writers = 1;               ///< writer threads
     std::uintmax_t bytes = 0;           ///< .vtp bytes written
     double writer_thread_seconds = 0.0; ///< s, summed over writer threads
+};
+
+/// What choosing the neighbour module automatically measured (app/tune.h).
+struct TuneReport {
+    struct Entry {
+        std::string module;       ///< e.g. "counting-sort/strips/0.5"
+        double ms_per_step = 0.0; ///< median over the timed steps
+    };
+    std::vector<Entry> ranking;         ///< fastest first
+    std::vector<std::string> not_timed; ///< candidates the time limit left out
+    int steps = 0;                      ///< timed steps per module
+    double seconds = 0.0;               ///< wall time of the whole tuning
+    std::uint64_t particles = 0;        ///< in the state the modules were timed on
 };
 
 /// Everything summary.json records about one run.
@@ -45,6 +60,7 @@ struct RunSummary {
     double restart_time = 0.0;     ///< s, its time
     std::uint64_t restart_step = 0;
     OutputSummary output;
+    std::optional<TuneReport> tuning; ///< the module was chosen automatically
     /// Particles × steps taken by this run (the particles of the initial state, excluded ones
     /// included: they cost a step too).
     double particle_steps = 0.0;
@@ -66,7 +82,9 @@ std::string performance_lines(const RunSummary& summary);
 /// step} for a restarted run), output {compressor, level, fields, boundary, writers, bytes,
 /// writer_thread_s}, performance {particle_steps, million_particle_steps_per_s (over the wall
 /// time), step_million_particle_steps_per_s (over the step's stages), wall_share {stage:
-/// fraction of the wall time, …, other}}. Non-finite numbers are written as null.
+/// fraction of the wall time, …, other}}, neighbour_tuning (null, or {chosen, seconds, steps,
+/// ranking [{module, ms_per_step}], not_timed [...]} when the module was chosen automatically).
+/// Non-finite numbers are written as null.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 void write_summary_json(const std::filesystem::path& path, const RunSummary& summary);
 

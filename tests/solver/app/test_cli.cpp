@@ -101,7 +101,7 @@ const std::string small_case = R"(<sluice name="small" dimension="2">
 TEST_F(Cli, HelpAndVersion) {
     Result help = sluice("--help");
     EXPECT_EQ(help.exit_code, 0);
-    for (const char* part : {"run", "check", "bench", "Exit codes"})
+    for (const char* part : {"run", "check", "bench", "tune", "Exit codes"})
         EXPECT_TRUE(contains(help.output, part)) << part << " missing in:\n" << help.output;
     // Each command lists its own options with units and defaults.
     const Result run = sluice("run --help");
@@ -161,7 +161,7 @@ TEST_F(Cli, BadCommandLinesExit2) {
     EXPECT_TRUE(contains(sluice("run small.xml --neighbours bucket/strips/1", dir_).output,
                          "counting-sort, radix-sort"));
     EXPECT_TRUE(contains(sluice("frobnicate small.xml", dir_).output,
-                         "unknown command 'frobnicate' (valid: run, check, bench)"));
+                         "unknown command 'frobnicate' (valid: run, check, bench, tune)"));
     const Result no_case = sluice("run", dir_);
     EXPECT_TRUE(contains(no_case.output, "CASE.xml is required")) << no_case.output;
     EXPECT_TRUE(contains(no_case.output, "sluice run --help")) << no_case.output;
@@ -208,6 +208,34 @@ TEST_F(Cli, RunWritesTheChosenSnapshotFormatAndReportsThroughput) {
         EXPECT_TRUE(contains(json, part)) << part << " missing in:\n" << json;
     EXPECT_TRUE(contains(r.output, "M particle-steps/s (the step alone:")) << r.output;
     EXPECT_TRUE(contains(r.output, "share of the wall time: construction")) << r.output;
+}
+
+TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {
+    write("small.xml", small_case);
+    const Result r = sluice("tune small.xml --backend cpu --steps 2 "
+                            "--modules counting-sort/strips/1,radix-sort/moore/0.5,"
+                            "counting-sort/hybrid/1",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "| rank | module | ms/step |")) << r.output;
+    for (const char* module :
+         {"counting-sort/strips/1", "radix-sort/moore/0.5", "counting-sort/hybrid/1"})
+        EXPECT_TRUE(contains(r.output, module)) << module << " missing in:\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "put it in the case: <neighbours construction=\"")) << r.output;
+    EXPECT_EQ(sluice("tune small.xml --modules bucket/strips/1", dir_).exit_code, 2);
+
+    const Result run = sluice("run small.xml --out auto --backend cpu --neighbours auto", dir_);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_TRUE(contains(run.output, "choosing the neighbour module (auto): 30 modules"))
+        << run.output;
+    const std::string json = read_file(dir_ / "auto" / "summary.json");
+    EXPECT_TRUE(contains(json, R"("neighbour_tuning": {)")) << json;
+    EXPECT_TRUE(contains(json, R"("chosen": ")")) << json;
+    EXPECT_TRUE(contains(json, R"("neighbour_tuning": )")) << json;
+    // The module the run used is the one chosen.
+    const auto chosen_at = json.find(R"("chosen": ")") + 11;
+    const std::string chosen = json.substr(chosen_at, json.find('"', chosen_at) - chosen_at);
+    EXPECT_TRUE(contains(json, R"("neighbour_module": ")" + chosen + "\"")) << json;
 }
 
 TEST_F(Cli, BenchMeasuresWhatGaugesCost) {
@@ -407,7 +435,7 @@ void stop_and_wait(pid_t pid, int signal) {
 TEST_F(Cli, KillNineDuringCheckpointsLeavesARestartableRun) {
     write("small.xml", small_case);
     // A checkpoint after every step (each fsync'ed): a kill lands inside or between writes.
-    const std::string run = "run small.xml --backend cpu --end-time 0.3 --checkpoint-interval "
+    const std::string run = "run small.xml --backend cpu --end-time 0.8 --checkpoint-interval "
                             "1e-6 --out out";
     pid_t pid = start_sluice(run, dir_);
     ASSERT_GT(pid, 0);
@@ -415,18 +443,20 @@ TEST_F(Cli, KillNineDuringCheckpointsLeavesARestartableRun) {
     stop_and_wait(pid, SIGKILL);
     ASSERT_FALSE(fs::exists(dir_ / "out/summary.json")) << "the run ended before the kill";
     // Again, killing the restarted run.
-    pid = start_sluice("run small.xml --backend cpu --end-time 0.3 --checkpoint-interval 1e-6 "
+    pid = start_sluice("run small.xml --backend cpu --end-time 0.8 --checkpoint-interval 1e-6 "
                        "--restart out",
                        dir_);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     stop_and_wait(pid, SIGKILL);
+    ASSERT_FALSE(fs::exists(dir_ / "out/summary.json"))
+        << "the restarted run ended before the kill";
     // The third leg finishes; the series is whole and the final state is the uninterrupted one.
-    const Result r = sluice("run small.xml --backend cpu --end-time 0.3 --restart out", dir_);
+    const Result r = sluice("run small.xml --backend cpu --end-time 0.8 --restart out", dir_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    ASSERT_EQ(sluice("run small.xml --backend cpu --end-time 0.3 --out whole", dir_).exit_code, 0);
+    ASSERT_EQ(sluice("run small.xml --backend cpu --end-time 0.8 --out whole", dir_).exit_code, 0);
     expect_complete_series(dir_ / "out", "small");
     EXPECT_EQ(pvd_entries(dir_ / "out/small.pvd"), pvd_entries(dir_ / "whole/small.pvd"));
-    EXPECT_EQ(read_file(dir_ / "out/small_0030.vtp"), read_file(dir_ / "whole/small_0030.vtp"));
+    EXPECT_EQ(read_file(dir_ / "out/small_0080.vtp"), read_file(dir_ / "whole/small_0080.vtp"));
 }
 
 TEST_F(Cli, InterruptLeavesACheckpoint) {

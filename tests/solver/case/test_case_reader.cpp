@@ -197,6 +197,17 @@ TEST(CaseReader, EmptySectionsKeepDefaults) {
     EXPECT_EQ(c.run.output_dir, "out/t");
 }
 
+TEST(CaseReader, NeighboursAutoAsksForTheFastestModule) {
+    EXPECT_FALSE(parse_case(lines({head2, geometry2, tail}), "t.xml").neighbours_auto);
+    const Case c =
+        parse_case(lines({head2, geometry2, R"(<neighbours auto="true"/>)", tail}), "t.xml");
+    EXPECT_TRUE(c.neighbours_auto);
+    const Case off = parse_case(
+        lines({head2, geometry2, R"(<neighbours auto="false" query="moore"/>)", tail}), "t.xml");
+    EXPECT_FALSE(off.neighbours_auto);
+    EXPECT_TRUE(std::holds_alternative<MooreQuery>(off.neighbours.query));
+}
+
 TEST(CaseReader, OutputElementSetsTheSnapshotFormat) {
     const Case defaults = parse_case(lines({head2, geometry2, tail}), "t.xml");
     EXPECT_EQ(defaults.output.format.compressor, Compressor::lz4);
@@ -477,6 +488,8 @@ const Malformed malformed[] = {
     {"output_boundary_unknown", {head2, geometry2, R"(  <output boundary="never"/>)", tail}, 3, "unknown boundary output; did you mean 'every'? (valid: every, first)"},
     {"output_writers_zero", {head2, geometry2, R"(  <output writers="0"/>)", tail}, 3, "<output writers=\"0\">: out of range"},
     {"output_twice", {head2, geometry2, R"(  <output/>)", R"(  <output/>)", tail}, 4, "<output>"},
+    {"auto_and_module", {head2, geometry2, R"(  <neighbours auto="true" binWidth="0.5"/>)", tail}, 3, "is chosen by auto=\"true\""},
+    {"auto_not_boolean", {head2, geometry2, R"(  <neighbours auto="yes"/>)", tail}, 3, "(valid: true, false)"},
     {"viscosity_value_negative", {head2, geometry2, R"(  <physics viscosityValue="-0.01"/>)", tail}, 3, "must be >= 0"},
     {"diffusion_coef_negative", {head2, geometry2, R"(  <physics diffusionCoef="-1"/>)", tail}, 3, "<physics diffusionCoef=\"-1\">: out of range, must be >= 0"},
     {"density_min_above_one", {head2, geometry2, R"(  <physics densityMin="1.2"/>)", tail}, 3, "must be in (0, 1)"},

@@ -548,6 +548,7 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
                                               "checkpoints",
                                               "restart",
                                               "output",
+                                              "neighbour_tuning",
                                               "performance"}));
     EXPECT_EQ(j["case"], s.case_name);
     EXPECT_EQ(j["case_file"], s.case_file);
@@ -589,7 +590,28 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
     EXPECT_TRUE(stages["checks"].is_null());
     EXPECT_TRUE(j["restart"].is_null());
     EXPECT_EQ(j["output"]["compressor"], "lz4");
+    EXPECT_TRUE(j["neighbour_tuning"].is_null());
     EXPECT_TRUE(j["performance"]["million_particle_steps_per_s"].is_null()); // wall time NaN
+}
+
+TEST_F(OutputTest, SummaryRecordsAnAutomaticNeighbourChoice) {
+    RunSummary s;
+    TuneReport t;
+    t.ranking = {{"counting-sort/strips/0.5", 1.25}, {"radix-sort/moore/1", 2.5}};
+    t.not_timed = {"radix-sort/modular/1"};
+    t.steps = 5;
+    t.seconds = 3.5;
+    s.tuning = t;
+    const fs::path path = root_ / "summary.json";
+    write_summary_json(path, s);
+    const Json j = Json::parse(read_file(path))["neighbour_tuning"];
+    EXPECT_EQ(j["chosen"], "counting-sort/strips/0.5");
+    EXPECT_EQ(j["seconds"].get<double>(), 3.5);
+    EXPECT_EQ(j["steps"], 5);
+    ASSERT_EQ(j["ranking"].size(), 2u);
+    EXPECT_EQ(j["ranking"][1]["module"], "radix-sort/moore/1");
+    EXPECT_EQ(j["ranking"][1]["ms_per_step"].get<double>(), 2.5);
+    EXPECT_EQ(j["not_timed"][0], "radix-sort/modular/1");
 }
 
 TEST_F(OutputTest, SummaryReportsThroughputAndWallShares) {
