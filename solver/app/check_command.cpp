@@ -7,6 +7,7 @@
 #include "backends/backend_common.h"
 #include "backends/cpu/cpu_backend.h"
 #include "case/particles.h"
+#include "io/async_output.h"
 #include "neighbours/grid.h"
 
 #include <iostream>
@@ -71,13 +72,22 @@ int check_command(const Options& o) {
     const MemoryEstimate memory = estimate_cpu_memory(c, particles.size());
     std::cout << "  neighbours      " << c.neighbours.name() << ", grid "
               << grid_dims_text(c, k.support) << " = " << memory.bins << " bins of "
-              << c.neighbours.bin_width * k.support << " m\n"
+              << c.neighbours.bin_width * k.support << " m"
+              << (c.neighbours_auto ? " (auto: run times every module first and takes the fastest)"
+                                    : "")
+              << "\n"
               << "  memory (est.)   " << format_bytes(static_cast<double>(memory.total())) << " ("
               << memory.bytes_per_particle << " B per particle + "
               << format_bytes(static_cast<double>(memory.grid_bytes))
               << " grid) on the CPU backend\n"
               << "  run             end time " << c.run.end_time << " s, output every "
-              << c.run.output_interval << " s to " << c.run.output_dir << "\n";
+              << c.run.output_interval << " s to " << c.run.output_dir << "\n"
+              << "  snapshots       " << to_string(c.output.format.compressor)
+              << (c.output.format.level ? " level " + std::to_string(c.output.format.level) : "")
+              << ", fields: id type " << fields_to_string(c.output.format) << ", walls "
+              << (c.output.boundary_only_first ? "in the first only" : "in every snapshot") << ", "
+              << (c.output.writers ? c.output.writers : default_writer_count())
+              << " writer thread(s)\n";
     return exit_ok;
 }
 
