@@ -28,7 +28,7 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     if (!snapshots_)
         snapshots_ = std::make_shared<SnapshotPool<D>>(n_, fluid_);
     typename SnapshotPool<D>::Slot& slot = snapshots_->acquire();
-    auto lease = std::make_shared<SnapshotLease<D>>(snapshots_, slot);
+    auto lease = std::make_shared<SlotLease<SnapshotPool<D>>>(snapshots_, slot);
     slot.time = time_;
     slot.dt = dt_;
     slot.step = steps_;
@@ -148,7 +148,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
         uploaded_gauge_points_ = request.points;
     }
     auto& slot = gauge_results_->acquire(count, fronts);
-    auto lease = std::make_shared<GaugeLease<D>>(gauge_results_, slot);
+    auto lease = std::make_shared<SlotLease<GaugeResultPool<D>>>(gauge_results_, slot);
     slot.points = count;
     slot.fronts = request.fronts;
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace sluice::gpu {
@@ -110,5 +112,31 @@ std::vector<T> download(const T* d_src, std::size_t count, cudaStream_t stream) 
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return out;
 }
+
+/// One pending result of a pool of copy slots (SnapshotPool, GaugeResultPool): holds its slot
+/// until taken (PoolT::take(slot) returns the result and frees the slot) or dropped
+/// (PoolT::release(slot) frees it once nothing is copied into it any more). Shared between the
+/// simulation and a deferred future, so either may go first.
+template <class PoolT>
+class SlotLease {
+public:
+    SlotLease(std::shared_ptr<PoolT> pool, typename PoolT::Slot& slot)
+        : pool_(std::move(pool)), slot_(&slot) {}
+    ~SlotLease() {
+        if (slot_)
+            pool_->release(*slot_);
+    }
+    SlotLease(const SlotLease&) = delete;
+    SlotLease& operator=(const SlotLease&) = delete;
+
+    auto take() {
+        typename PoolT::Slot* slot = std::exchange(slot_, nullptr);
+        return pool_->take(*slot);
+    }
+
+private:
+    std::shared_ptr<PoolT> pool_;
+    typename PoolT::Slot* slot_;
+};
 
 } // namespace sluice::gpu

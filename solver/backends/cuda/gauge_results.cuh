@@ -179,27 +179,4 @@ private:
     double device_seconds_ = 0.0;
 };
 
-/// One pending sample: holds its slot until taken or dropped.
-template <int D>
-class GaugeLease {
-public:
-    GaugeLease(std::shared_ptr<GaugeResultPool<D>> pool, typename GaugeResultPool<D>::Slot& slot)
-        : pool_(std::move(pool)), slot_(&slot) {}
-    ~GaugeLease() {
-        if (slot_)
-            pool_->release(*slot_);
-    }
-    GaugeLease(const GaugeLease&) = delete;
-    GaugeLease& operator=(const GaugeLease&) = delete;
-
-    GaugeResponse take() {
-        typename GaugeResultPool<D>::Slot* slot = std::exchange(slot_, nullptr);
-        return pool_->take(*slot);
-    }
-
-private:
-    std::shared_ptr<GaugeResultPool<D>> pool_;
-    typename GaugeResultPool<D>::Slot* slot_;
-};
-
 } // namespace sluice::gpu

@@ -128,10 +128,18 @@ public:
         }
         freed_.notify_all();
     }
-    Snapshot convert(const Slot& s) const {
-        SLUICE_CUDA_CHECK(cudaEventSynchronize(s.copied));
-        return make_snapshot<D>(s.time, s.step, s.dt, s.n, s.binned, s.h_position.get(),
-                                s.h_motion.get(), s.h_id.get(), fluid_);
+    /// The slot's snapshot, once its copy has arrived; frees the slot.
+    Snapshot take(Slot& s) {
+        try {
+            SLUICE_CUDA_CHECK(cudaEventSynchronize(s.copied));
+            Snapshot out = make_snapshot<D>(s.time, s.step, s.dt, s.n, s.binned, s.h_position.get(),
+                                            s.h_motion.get(), s.h_id.get(), fluid_);
+            release(s);
+            return out;
+        } catch (...) {
+            release(s);
+            throw;
+        }
     }
     cudaStream_t side() const { return side_; }
     std::size_t device_bytes() const { return account_.bytes; }
@@ -143,31 +151,6 @@ private:
     std::array<Slot, slot_count> slots_;
     std::mutex mutex_;
     std::condition_variable freed_;
-};
-
-/// One pending snapshot: holds its slot until taken or dropped.
-template <int D>
-class SnapshotLease {
-public:
-    SnapshotLease(std::shared_ptr<SnapshotPool<D>> pool, typename SnapshotPool<D>::Slot& slot)
-        : pool_(std::move(pool)), slot_(&slot) {}
-    ~SnapshotLease() {
-        if (slot_)
-            pool_->release(*slot_);
-    }
-    SnapshotLease(const SnapshotLease&) = delete;
-    SnapshotLease& operator=(const SnapshotLease&) = delete;
-
-    Snapshot take() {
-        Snapshot s = pool_->convert(*slot_);
-        pool_->release(*slot_);
-        slot_ = nullptr;
-        return s;
-    }
-
-private:
-    std::shared_ptr<SnapshotPool<D>> pool_;
-    typename SnapshotPool<D>::Slot* slot_;
 };
 
 } // namespace sluice::gpu
