@@ -106,7 +106,7 @@ struct RunControl {
 
 /// How snapshots are written (`<output>`, cases/README.md).
 struct OutputSettings {
-    VtpFormat format; ///< compressor, level, fields (format.boundary stays true)
+    VtpFormat format; ///< compressor, level, fields
     /// The boundary particles (which do not move) in the first snapshot of the series only.
     bool boundary_only_first = false;
     /// Threads compressing and writing snapshots; 0 = default_writer_count() (io/async_output.h).

@@ -98,7 +98,6 @@ void BackgroundSnapshotWriter::collect() {
         collecting_ = false;
         changed_.notify_all();
     }
-    lock.unlock();
 }
 
 void BackgroundSnapshotWriter::write_loop() {

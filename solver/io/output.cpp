@@ -219,7 +219,8 @@ void parse_fields(const std::string& text, VtpFormat& f) {
     f = parsed;
 }
 
-std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpFormat& format) {
+std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpFormat& format,
+                         bool boundary) {
     const std::size_t n = s.size();
     if (s.type.size() != n || s.position.size() != n || s.velocity.size() != n ||
         s.density.size() != n || s.pressure.size() != n)
@@ -229,7 +230,7 @@ std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpForma
     const fs::path tmp = temp_path_for(path);
     vtkNew<vtkXMLPolyDataWriter> writer;
     writer->SetFileName(tmp.c_str());
-    writer->SetInputData(to_polydata(format.boundary ? s : fluid_only(s), format));
+    writer->SetInputData(to_polydata(boundary ? s : fluid_only(s), format));
     writer->SetDataModeToAppended(); // raw appended blocks: no base64, fastest to read
     writer->EncodeAppendedDataOff();
     switch (format.compressor) {
@@ -341,16 +342,16 @@ std::size_t SnapshotSeriesWriter::reserve() {
 
 std::uintmax_t SnapshotSeriesWriter::write(std::size_t index, const Snapshot& snapshot) {
     VtpFormat format;
+    bool boundary = true;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (index >= reserved_ || complete_[index])
             throw std::logic_error("output: snapshot " + std::to_string(index) +
                                    " was not reserved or is written already");
         format = format_;
-        if (boundary_only_first_ && index > 0)
-            format.boundary = false;
+        boundary = !boundary_only_first_ || index == 0;
     }
-    const std::uintmax_t bytes = write_vtp(path_of(index), snapshot, format);
+    const std::uintmax_t bytes = write_vtp(path_of(index), snapshot, format, boundary);
     std::lock_guard<std::mutex> lock(mutex_);
     complete_[index] = snapshot.time;
     write_pvd();
@@ -386,7 +387,7 @@ fs::path SnapshotSeriesWriter::write_failure(const Snapshot& snapshot) {
         format = format_;
     }
     // The whole failing state, walls and every field included: it is for finding the cause.
-    format.boundary = format.velocity = format.density = format.pressure = true;
+    format.velocity = format.density = format.pressure = true;
     write_vtp(path, snapshot, format);
     return path;
 }

@@ -41,9 +41,6 @@ struct VtpFormat {
     bool velocity = true;
     bool density = true;
     bool pressure = true;
-    /// Whether the boundary particles are written (SnapshotSeriesWriter: in every snapshot, or
-    /// only in the first when the series says so).
-    bool boundary = true;
 };
 
 const char* to_string(Compressor c); ///< "lz4", "zlib", "none"
@@ -61,14 +58,14 @@ void parse_fields(const std::string& text, VtpFormat& f);
 /// Point Gaussian and Surface representations show the particles), point arrays
 /// `id` (uint32), `type` (uint8: 0 fluid, 1 boundary), and as `format` chooses `velocity`
 /// (float32 ×3), `density` (float32, kg/m³), `pressure` (float32, Pa); field data `TimeValue`
-/// (float64, 1 value, s), which ParaView shows as the dataset's time. Without
-/// `format.boundary` only the fluid particles are written.
+/// (float64, 1 value, s), which ParaView shows as the dataset's time. Without `boundary` only
+/// the fluid particles are written.
 /// Written through a temporary file and renamed; the parent directory must exist.
 /// \returns the bytes written.
 /// \throws std::invalid_argument when the snapshot's arrays differ in length.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 std::uintmax_t write_vtp(const std::filesystem::path& path, const Snapshot& snapshot,
-                         const VtpFormat& format = {});
+                         const VtpFormat& format = {}, bool boundary = true);
 
 /// The time series of one run in one directory: `<dir>/<name>_NNNN.vtp` (NNNN = 0, 1, …,
 /// zero-padded to at least 4 digits) and `<dir>/<name>.pvd` listing them.

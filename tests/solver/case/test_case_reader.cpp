@@ -227,7 +227,6 @@ TEST(CaseReader, OutputElementSetsTheSnapshotFormat) {
     EXPECT_TRUE(c.output.format.pressure);
     EXPECT_TRUE(c.output.format.velocity);
     EXPECT_FALSE(c.output.format.density);
-    EXPECT_TRUE(c.output.format.boundary);
     EXPECT_TRUE(c.output.boundary_only_first);
     EXPECT_EQ(c.output.writers, 6u);
 }
