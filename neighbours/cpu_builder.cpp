@@ -12,12 +12,33 @@ void CpuNeighbourBuilder<D>::build(const Vec<D>* positions, std::uint32_t n,
                                    const GridSpec<D>& grid, float radius, OutsidePolicy policy) {
     grid_ = grid;
     radius_ = radius;
+    input_ = positions;
     const std::uint32_t nbins = grid.bin_count();
 
     // Key nbins (excluded) sorts after every real bin.
     keys_.resize(n);
     for (std::uint32_t i = 0; i < n; ++i)
         keys_[i] = bin_key(grid, positions[i], policy);
+
+    if (construction_ == Construction::linked_list) {
+        // Barbieri et al. §2, serially: each particle becomes its bin's head and links to the
+        // old head (the atomic exchange of the GPU version). Lists run in falling input order.
+        heads_.assign(nbins, LinkedListView<D>::list_end);
+        next_.resize(n);
+        binned_ = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (keys_[i] == nbins) {
+                next_[i] = LinkedListView<D>::list_end;
+                continue;
+            }
+            next_[i] = std::exchange(heads_[keys_[i]], i);
+            ++binned_;
+        }
+        permutation_.clear();
+        pbm_.clear();
+        sorted_.clear();
+        return;
+    }
 
     permutation_.resize(n);
     // One extra counter for the excluded particles; pbm_ keeps nbins + 1 entries.
@@ -50,6 +71,7 @@ void CpuNeighbourBuilder<D>::build(const Vec<D>* positions, std::uint32_t n,
             counts[b] = std::min(counts[b], counts[b + 1]);
     }
     pbm_.resize(static_cast<std::size_t>(nbins) + 1); // drop the excluded counter's end
+    binned_ = pbm_.back();
 
     sorted_.resize(n);
     for (std::uint32_t k = 0; k < n; ++k)
@@ -58,6 +80,8 @@ void CpuNeighbourBuilder<D>::build(const Vec<D>* positions, std::uint32_t n,
 
 template <int D>
 NeighbourView<D> CpuNeighbourBuilder<D>::view() const {
+    if (construction_ == Construction::linked_list)
+        throw std::logic_error("a linked-list build has no bin order: use linked_list_view()");
     NeighbourView<D> v;
     v.grid = grid_;
     v.pbm = pbm_.data();
@@ -65,6 +89,44 @@ NeighbourView<D> CpuNeighbourBuilder<D>::view() const {
     v.radius = radius_;
     v.radius2 = radius_ * radius_;
     return v;
+}
+
+template <int D>
+IndexedNeighbourView<D> CpuNeighbourBuilder<D>::indexed_view() const {
+    if (construction_ == Construction::linked_list)
+        throw std::logic_error("a linked-list build has no PBM: use linked_list_view()");
+    IndexedNeighbourView<D> v;
+    v.grid = grid_;
+    v.pbm = pbm_.data();
+    v.permutation = permutation_.data();
+    v.positions = input_;
+    v.radius = radius_;
+    v.radius2 = radius_ * radius_;
+    return v;
+}
+
+template <int D>
+LinkedListView<D> CpuNeighbourBuilder<D>::linked_list_view() const {
+    if (construction_ != Construction::linked_list)
+        throw std::logic_error("only a linked-list build has lists");
+    LinkedListView<D> v;
+    v.grid = grid_;
+    v.heads = heads_.data();
+    v.next = next_.data();
+    v.positions = input_;
+    v.binned = &binned_;
+    v.radius = radius_;
+    v.radius2 = radius_ * radius_;
+    return v;
+}
+
+template <int D>
+AnyNeighbourView<D> CpuNeighbourBuilder<D>::view(Layout layout) const {
+    if (construction_ == Construction::linked_list)
+        return linked_list_view();
+    if (layout == Layout::index)
+        return indexed_view();
+    return view();
 }
 
 template <int D>

@@ -12,14 +12,17 @@
 
 namespace sluice {
 
-/// Builds the bin order and PBM on the host. Buffers persist across builds and only grow.
+/// Builds the bin order and PBM (or the linked lists) on the host. Buffers persist across builds
+/// and only grow.
 ///
-/// Both constructions give the same, stable order (particles of a bin keep their input order),
-/// so results are deterministic:
+/// The PBM constructions give the same, stable order (particles of a bin keep their input
+/// order), so results are deterministic:
 /// - counting_sort: histogram that records each particle's offset within its bin, exclusive
 ///   scan → PBM, scatter to pbm[bin] + offset (thesis ch. 4.3; run serially: the order within a
 ///   bin is then the input order, which an atomic histogram would not give);
-/// - radix_sort: std::stable_sort of (bin key, index) pairs, then boundary detection.
+/// - radix_sort: std::stable_sort of (bin key, index) pairs, then boundary detection;
+/// - linked_list: serially, each particle becomes its bin's head and links to the old one
+///   (Barbieri et al. §2); no PBM, no permutation, no sorted copy. Deterministic too.
 template <int D>
 class CpuNeighbourBuilder {
 public:
@@ -31,8 +34,17 @@ public:
     void build(const Vec<D>* positions, std::uint32_t n, const GridSpec<D>& grid, float radius,
                OutsidePolicy policy = OutsidePolicy::clamp);
 
-    /// The view over the sorted positions; valid until the next build.
+    /// The view over the sorted positions (Layout::reorder); valid until the next build.
+    /// \throws std::logic_error for a linked-list build.
     NeighbourView<D> view() const;
+    /// The PBM, the permutation and the input positions (Layout::index): valid until the next
+    /// build while the positions passed to build() live. \throws std::logic_error (linked-list).
+    IndexedNeighbourView<D> indexed_view() const;
+    /// The lists and the input positions: a linked-list build only (else std::logic_error).
+    LinkedListView<D> linked_list_view() const;
+    /// The view a module (construction, layout) queries: the three above by construction and
+    /// layout (a linked-list is always indexed).
+    AnyNeighbourView<D> view(Layout layout) const;
 
     /// permutation()[k] = input index of the particle at bin-order position k (size n).
     const std::vector<std::uint32_t>& permutation() const { return permutation_; }
@@ -40,8 +52,11 @@ public:
     const std::vector<std::uint32_t>& pbm() const { return pbm_; }
     /// Positions in bin order (size n, excluded ones at the end).
     const std::vector<Vec<D>>& sorted_positions() const { return sorted_; }
-    /// Number of binned particles (= pbm[nbins]).
-    std::uint32_t binned_count() const { return pbm_.empty() ? 0 : pbm_.back(); }
+    /// Number of binned particles (= pbm[nbins], or the particles in the lists).
+    std::uint32_t binned_count() const { return binned_; }
+    /// The lists of a linked-list build: heads (bin_count() entries) and next (n).
+    const std::vector<std::uint32_t>& heads() const { return heads_; }
+    const std::vector<std::uint32_t>& next() const { return next_; }
     Construction construction() const { return construction_; }
 
 private:
@@ -53,6 +68,9 @@ private:
     std::vector<std::uint32_t> permutation_;
     std::vector<std::uint32_t> pbm_;
     std::vector<Vec<D>> sorted_;
+    std::vector<std::uint32_t> heads_, next_; ///< linked_list
+    std::uint32_t binned_ = 0;
+    const Vec<D>* input_ = nullptr; ///< the positions of the last build (index views read them)
 };
 
 /// Brute-force reference, O(n) per query point, for tests only: the sorted input indices j with

@@ -66,8 +66,30 @@ __global__ void __launch_bounds__(block_size)
         return;
     const Vec<D> x = detail::load_position(positions + i);
     const std::uint32_t k = __ldg(pbm + bin_key(grid, x, policy)) + offsets[i];
-    sorted[k] = x;
+    if (sorted) // Layout::index reads the input positions: no sorted copy
+        sorted[k] = x;
     permutation[k] = i;
+}
+
+/// Linked-list grid (Barbieri et al. §2): particle i becomes the head of its bin's list with one
+/// atomic exchange and links to the previous head; excluded particles join no list. The count of
+/// listed particles (*binned) takes one atomicAdd per warp.
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    link_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> grid,
+                OutsidePolicy policy, std::uint32_t* __restrict__ heads,
+                std::uint32_t* __restrict__ next, std::uint32_t* __restrict__ binned) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const std::uint32_t nbins = grid.bin_count();
+    bool listed = false;
+    if (i < n) {
+        const std::uint32_t key = bin_key(grid, detail::load_position(positions + i), policy);
+        listed = key != nbins;
+        next[i] = listed ? atomicExch(heads + key, i) : LinkedListView<D>::list_end;
+    }
+    const unsigned listed_lanes = __ballot_sync(full_warp, listed);
+    if ((threadIdx.x & 31u) == 0 && listed_lanes != 0)
+        atomicAdd(binned, static_cast<std::uint32_t>(__popc(listed_lanes)));
 }
 
 /// Radix sort, pass 1: the sort's (key, index) pairs.
@@ -100,7 +122,7 @@ __global__ void __launch_bounds__(block_size)
         lo = k == 0 ? -1 : static_cast<long long>(sorted_keys[k - 1]);
         hi = k == n ? static_cast<long long>(nbins) : static_cast<long long>(sorted_keys[k]);
     }
-    if (k < n)
+    if (k < n && sorted) // Layout::index: no sorted copy
         sorted[k] = detail::load_position(positions + permutation[k]);
 
     const bool long_gap = hi - lo > 32;
@@ -209,14 +231,17 @@ void CudaNeighbourBuilder<D>::reserve(std::uint32_t n, std::uint32_t nbins) {
         throw std::length_error("CudaNeighbourBuilder: too many bins for CUB (nbins + 2 > " +
                                 std::to_string(INT_MAX) + ")");
     const bool radix = construction_ == Construction::radix_sort;
-    const bool grow_particles = n > cap_n_ || !d_perm_;
+    const bool linked = construction_ == Construction::linked_list;
+    const bool grow_particles = n > cap_n_ || !d_key_;
     if (grow_particles) {
         // At least half again, so that a slowly growing particle count (inflow) does not
         // reallocate at every step.
         cap_n_ = std::max<std::size_t>(n, cap_n_ + cap_n_ / 2);
-        grow(d_sorted_, cap_n_);
-        grow(d_perm_, cap_n_);
-        grow(d_key_, cap_n_);
+        grow(d_key_, cap_n_); // linked-list: the lists' next
+        if (!linked) {
+            grow(d_sorted_, cap_n_);
+            grow(d_perm_, cap_n_);
+        }
         if (radix) {
             grow(d_key_out_, cap_n_);
             grow(d_index_, cap_n_);
@@ -225,10 +250,12 @@ void CudaNeighbourBuilder<D>::reserve(std::uint32_t n, std::uint32_t nbins) {
     const std::size_t bins_needed = static_cast<std::size_t>(nbins) + 2;
     if (bins_needed > cap_bins_ || !d_pbm_) {
         cap_bins_ = bins_needed;
-        grow(d_pbm_, cap_bins_);
-        if (!radix)
+        grow(d_pbm_, cap_bins_); // linked-list: the heads, then the listed count
+        if (!radix && !linked)
             grow(d_counts_, cap_bins_);
     }
+    if (linked)
+        return; // no CUB pass
     // CUB temporary storage, sized by its nullptr call (host side only) for the capacities, and
     // for the key bits of this bin count (radix sort).
     if (!grow_particles && d_temp_ && nbins == temp_sized_for_bins_)
@@ -254,14 +281,69 @@ NeighbourView<D> CudaNeighbourBuilder<D>::build(const Vec<D>* d_positions, std::
                                                 const GridSpec<D>& grid, float radius,
                                                 OutsidePolicy policy, cudaStream_t stream,
                                                 const BuildStageEvents* timing) {
+    if (construction_ == Construction::linked_list)
+        throw std::logic_error("a linked-list build has no bin order: use build_view()");
+    enqueue(d_positions, n, grid, radius, policy, true, stream, timing);
+    return view();
+}
+
+template <int D>
+AnyNeighbourView<D> CudaNeighbourBuilder<D>::build_view(const Vec<D>* d_positions,
+                                                        std::uint32_t n, const GridSpec<D>& grid,
+                                                        float radius, OutsidePolicy policy,
+                                                        Layout layout, cudaStream_t stream,
+                                                        const BuildStageEvents* timing) {
+    const bool indexed = layout == Layout::index || construction_ == Construction::linked_list;
+    enqueue(d_positions, n, grid, radius, policy, !indexed, stream, timing);
+    if (construction_ == Construction::linked_list) {
+        LinkedListView<D> v;
+        v.grid = grid_;
+        v.heads = d_pbm_;
+        v.next = d_key_;
+        v.positions = d_positions;
+        v.binned = d_pbm_ + grid_.bin_count();
+        v.radius = radius_;
+        v.radius2 = radius_ * radius_;
+        return v;
+    }
+    if (indexed) {
+        IndexedNeighbourView<D> v;
+        v.grid = grid_;
+        v.pbm = d_pbm_;
+        v.permutation = d_perm_;
+        v.positions = d_positions;
+        v.radius = radius_;
+        v.radius2 = radius_ * radius_;
+        return v;
+    }
+    return view();
+}
+
+template <int D>
+void CudaNeighbourBuilder<D>::enqueue(const Vec<D>* d_positions, std::uint32_t n,
+                                      const GridSpec<D>& grid, float radius, OutsidePolicy policy,
+                                      bool write_sorted, cudaStream_t stream,
+                                      const BuildStageEvents* timing) {
     const std::uint32_t nbins = grid.bin_count();
     reserve(n, nbins); // no-op in a steady state
     grid_ = grid;
     radius_ = radius;
     n_ = n;
     const int items = static_cast<int>(nbins) + 2;
+    Vec<D>* sorted = write_sorted ? d_sorted_ : nullptr;
 
-    if (construction_ == Construction::counting_sort) {
+    if (construction_ == Construction::linked_list) {
+        record(timing, 0, stream);
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(d_pbm_, 0xFF, nbins * sizeof(std::uint32_t), stream));
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(d_pbm_ + nbins, 0, sizeof(std::uint32_t), stream));
+        record(timing, 1, stream);
+        if (n > 0) {
+            link_kernel<D><<<blocks_for(n), block_size, 0, stream>>>(
+                d_positions, n, grid, policy, d_pbm_, d_key_, d_pbm_ + nbins);
+            SLUICE_CUDA_CHECK_LAUNCH();
+        }
+        record(timing, 2, stream);
+    } else if (construction_ == Construction::counting_sort) {
         record(timing, 0, stream);
         SLUICE_CUDA_CHECK(cudaMemsetAsync(d_counts_, 0, items * sizeof(std::uint32_t), stream));
         record(timing, 1, stream);
@@ -279,7 +361,7 @@ NeighbourView<D> CudaNeighbourBuilder<D>::build(const Vec<D>* d_positions, std::
         record(timing, 3, stream);
         if (n > 0) {
             scatter_kernel<D><<<blocks_for(n), block_size, 0, stream>>>(
-                d_positions, n, grid, policy, d_pbm_, d_key_, d_sorted_, d_perm_);
+                d_positions, n, grid, policy, d_pbm_, d_key_, sorted, d_perm_);
             SLUICE_CUDA_CHECK_LAUNCH();
         }
         record(timing, 4, stream);
@@ -299,11 +381,10 @@ NeighbourView<D> CudaNeighbourBuilder<D>::build(const Vec<D>* d_positions, std::
         }
         record(timing, 2, stream);
         boundaries_kernel<D><<<blocks_for(std::uint64_t{n} + 1), block_size, 0, stream>>>(
-            d_key_out_, d_perm_, d_positions, n, nbins, d_pbm_, d_sorted_);
+            d_key_out_, d_perm_, d_positions, n, nbins, d_pbm_, sorted);
         SLUICE_CUDA_CHECK_LAUNCH();
         record(timing, 3, stream);
     }
-    return view();
 }
 
 template <int D>
@@ -319,25 +400,38 @@ NeighbourView<D> CudaNeighbourBuilder<D>::view() const {
 
 template <int D>
 std::size_t CudaNeighbourBuilder<D>::device_bytes() const {
+    const bool linked = construction_ == Construction::linked_list;
     const std::size_t per_particle =
-        sizeof(Vec<D>) +
-        sizeof(std::uint32_t) * (construction_ == Construction::radix_sort ? 4 : 2);
+        linked ? sizeof(std::uint32_t)
+               : sizeof(Vec<D>) +
+                     sizeof(std::uint32_t) * (construction_ == Construction::radix_sort ? 4 : 2);
     const std::size_t per_bin =
-        sizeof(std::uint32_t) * (construction_ == Construction::radix_sort ? 1 : 2);
+        sizeof(std::uint32_t) * (construction_ == Construction::counting_sort ? 2 : 1);
     return cap_n_ * per_particle + cap_bins_ * per_bin + cap_temp_;
 }
 
 template <int D>
 int CudaNeighbourBuilder<D>::stage_count(Construction construction) {
-    return construction == Construction::counting_sort ? 4 : 3;
+    switch (construction) {
+    case Construction::counting_sort:
+        return 4;
+    case Construction::radix_sort:
+        return 3;
+    case Construction::linked_list:
+        return 2;
+    }
+    return 0;
 }
 
 template <int D>
 const char* CudaNeighbourBuilder<D>::stage_name(Construction construction, int stage) {
     static const char* const counting[] = {"clear", "histogram", "scan", "scatter"};
     static const char* const radix[] = {"keys", "sort", "pbm+gather"};
+    static const char* const linked[] = {"clear", "link"};
     if (stage < 0 || stage >= stage_count(construction))
         throw std::out_of_range("no such construction stage");
+    if (construction == Construction::linked_list)
+        return linked[stage];
     return construction == Construction::counting_sort ? counting[stage] : radix[stage];
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file cuda_builder.h
-/// Device-side construction of the bin order and PBM (DESIGN.md, thesis ch. 2.5, 4): the CUDA
-/// builders `counting-sort` and `radix-sort`. Plain C++ header (no device code), so host code of
+/// Device-side construction of the bin order and PBM (DESIGN.md, thesis ch. 2.5, 4), or of the
+/// linked-list grid (Barbieri et al. §2): the CUDA builders `counting-sort`, `radix-sort` and
+/// `linked-list`. Plain C++ header (no device code), so host code of
 /// the solver can own a builder; queries run in kernels through for_each_neighbour (query.h).
 ///
 /// Typical use in a solver step (all on one stream, no host synchronisation):
@@ -40,6 +41,8 @@ struct BuildStageEvents {
 /// - radix_sort (thesis ch. 2.5.2, the baseline): keys and indices; CUB
 ///   DeviceRadixSort::SortPairs over the minimal number of key bits; one kernel that detects bin
 ///   boundaries (→ PBM, empty bins included) and gathers the positions.
+/// - linked_list (Barbieri et al. §2): clear the heads; one kernel in which every particle
+///   swaps itself into its bin's head with atomicExch and keeps the old head as its next.
 ///
 /// The order within a bin is not specified (atomics); the PBM is, and equals the CPU builder's.
 /// Positions outside the grid box follow `policy` exactly as CpuNeighbourBuilder does (clamped
@@ -75,10 +78,23 @@ public:
                            float radius, OutsidePolicy policy, cudaStream_t stream,
                            const BuildStageEvents* timing = nullptr);
 
-    /// The view of the last build.
+    /// As build(), for any module: Layout::reorder of a PBM construction returns build()'s
+    /// NeighbourView; Layout::index returns an IndexedNeighbourView over d_positions (which must
+    /// then stay valid and unchanged while the view is queried) and writes no sorted copy; a
+    /// linked_list returns its LinkedListView over d_positions, whatever the layout.
+    AnyNeighbourView<D> build_view(const Vec<D>* d_positions, std::uint32_t n,
+                                   const GridSpec<D>& grid, float radius, OutsidePolicy policy,
+                                   Layout layout, cudaStream_t stream,
+                                   const BuildStageEvents* timing = nullptr);
+
+    /// The view of the last build (a PBM construction's, Layout::reorder).
     NeighbourView<D> view() const;
+    /// Device pointer to the number of binned particles of the last build (pbm[nbins], or the
+    /// linked list's count).
+    const std::uint32_t* d_binned_count() const { return d_pbm_ + grid_.bin_count(); }
     /// d_permutation()[k] = input index of the particle at bin-order position k (n entries):
-    /// gather every particle array with it (cuda_gather.cuh) to follow the bin order.
+    /// gather every particle array with it (cuda_gather.cuh) to follow the bin order. Null for a
+    /// linked-list builder.
     const std::uint32_t* d_permutation() const { return d_perm_; }
     /// The PBM of the last build (bin_count() + 1 entries, device memory).
     const std::uint32_t* d_pbm() const { return d_pbm_; }
@@ -96,12 +112,16 @@ public:
     std::uint64_t allocation_count() const { return allocations_; }
 
     /// Stages of a construction, for timing: 4 for counting_sort (clear, histogram, scan,
-    /// scatter), 3 for radix_sort (keys, sort, pbm+gather).
+    /// scatter), 3 for radix_sort (keys, sort, pbm+gather), 2 for linked_list (clear, link).
     static int stage_count(Construction construction);
     static const char* stage_name(Construction construction, int stage);
 
 private:
     void release() noexcept;
+    /// The build itself; write_sorted = false leaves the sorted positions unwritten (index).
+    void enqueue(const Vec<D>* d_positions, std::uint32_t n, const GridSpec<D>& grid, float radius,
+                 OutsidePolicy policy, bool write_sorted, cudaStream_t stream,
+                 const BuildStageEvents* timing);
     template <class T>
     void grow(T*& buffer, std::size_t count); ///< frees and allocates count elements
 
@@ -115,11 +135,13 @@ private:
     std::size_t cap_n_ = 0, cap_bins_ = 0, cap_temp_ = 0;
     Vec<D>* d_sorted_ = nullptr;         ///< cap_n_: positions in bin order
     std::uint32_t* d_perm_ = nullptr;    ///< cap_n_: bin order → input index
-    std::uint32_t* d_key_ = nullptr;     ///< cap_n_: counting: offset in bin; radix: input keys
+    std::uint32_t* d_key_ = nullptr;     ///< cap_n_: counting: offset in bin; radix: input keys;
+                                         ///< linked-list: next
     std::uint32_t* d_key_out_ = nullptr; ///< cap_n_: radix only: sorted keys
     std::uint32_t* d_index_ = nullptr;   ///< cap_n_: radix only: 0..n-1, the sort's values
     std::uint32_t* d_counts_ = nullptr;  ///< cap_bins_ = nbins + 2: counting only: histogram
-    std::uint32_t* d_pbm_ = nullptr;     ///< cap_bins_ = nbins + 2 (the last: excluded count)
+    std::uint32_t* d_pbm_ = nullptr;     ///< cap_bins_ = nbins + 2 (the last: excluded count);
+                                         ///< linked-list: heads, then the listed count
     unsigned char* d_temp_ = nullptr;    ///< cap_temp_ bytes of CUB temporary storage
     std::uint32_t temp_sized_for_bins_ = 0;
 };

@@ -5,18 +5,53 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace sluice {
 
 std::string_view construction_names() {
-    return "counting-sort, radix-sort";
+    return "counting-sort, radix-sort, linked-list";
+}
+std::string_view layout_names() {
+    return "reorder, index";
 }
 std::string_view query_names() {
     return "moore, strips, chords, modular, hybrid";
 }
 
 std::string_view construction_name(Construction c) {
-    return c == Construction::counting_sort ? "counting-sort" : "radix-sort";
+    switch (c) {
+    case Construction::counting_sort:
+        return "counting-sort";
+    case Construction::radix_sort:
+        return "radix-sort";
+    case Construction::linked_list:
+        return "linked-list";
+    }
+    return "?";
+}
+
+std::string_view layout_name(Layout l) {
+    return l == Layout::reorder ? "reorder" : "index";
+}
+
+bool query_needs_pbm(const QueryTag& q) {
+    return !std::holds_alternative<MooreQuery>(q) && !std::holds_alternative<ModularQuery>(q);
+}
+
+void validate_neighbour_module(const NeighbourModule& m) {
+    if (m.construction != Construction::linked_list)
+        return;
+    if (query_needs_pbm(m.query))
+        throw std::invalid_argument(
+            "neighbour query '" + std::string(query_name(m.query)) +
+            "' cannot walk a linked-list: it reads a row of bins as one contiguous range of the "
+            "bin order, and a linked-list has no bin order (use moore or modular, or the "
+            "counting-sort or radix-sort construction)");
+    if (m.layout == Layout::reorder)
+        throw std::invalid_argument(
+            "a linked-list keeps the particles in their order (no sort): it has no bin order to "
+            "reorder into; its layout is index (leave the layout out, or write index)");
 }
 
 std::string_view query_name(const QueryTag& q) {
@@ -28,6 +63,8 @@ Construction parse_construction(std::string_view text) {
         return Construction::counting_sort;
     if (text == "radix-sort")
         return Construction::radix_sort;
+    if (text == "linked-list")
+        return Construction::linked_list;
     throw std::invalid_argument("unknown neighbour construction '" + std::string(text) +
                                 "' (valid: " + std::string(construction_names()) + ")");
 }
@@ -59,25 +96,48 @@ float parse_bin_width(std::string_view text) {
     return static_cast<float>(w);
 }
 
+Layout parse_layout(std::string_view text) {
+    if (text == "reorder")
+        return Layout::reorder;
+    if (text == "index")
+        return Layout::index;
+    throw std::invalid_argument("unknown neighbour layout '" + std::string(text) +
+                                "' (valid: " + std::string(layout_names()) + ")");
+}
+
 NeighbourModule parse_neighbour_module(std::string_view text) {
-    const auto first = text.find('/');
-    const auto second = first == std::string_view::npos ? first : text.find('/', first + 1);
-    if (second == std::string_view::npos || text.find('/', second + 1) != std::string_view::npos)
+    std::vector<std::string_view> fields;
+    for (std::size_t start = 0;;) {
+        const std::size_t slash = text.find('/', start);
+        fields.push_back(text.substr(start, slash == std::string_view::npos ? slash : slash - start));
+        if (slash == std::string_view::npos)
+            break;
+        start = slash + 1;
+    }
+    if (fields.size() != 3 && fields.size() != 4)
         throw std::invalid_argument("neighbour module '" + std::string(text) +
-                                    "' is not CONSTRUCTION/QUERY/BINWIDTH, e.g. "
-                                    "counting-sort/strips/0.5 (constructions: " +
+                                    "' is not CONSTRUCTION/QUERY/BINWIDTH[/LAYOUT], e.g. "
+                                    "counting-sort/strips/0.5 or linked-list/moore/1 "
+                                    "(constructions: " +
                                     std::string(construction_names()) +
-                                    "; queries: " + std::string(query_names()) + ")");
+                                    "; queries: " + std::string(query_names()) +
+                                    "; layouts: " + std::string(layout_names()) + ")");
     NeighbourModule m;
-    m.construction = parse_construction(text.substr(0, first));
-    m.query = parse_query(text.substr(first + 1, second - first - 1));
-    m.bin_width = parse_bin_width(text.substr(second + 1));
+    m.construction = parse_construction(fields[0]);
+    m.query = parse_query(fields[1]);
+    m.bin_width = parse_bin_width(fields[2]);
+    m.layout = fields.size() == 4 ? parse_layout(fields[3])
+               : m.construction == Construction::linked_list ? Layout::index
+                                                              : Layout::reorder;
+    validate_neighbour_module(m);
     return m;
 }
 
 std::string NeighbourModule::name() const {
     std::ostringstream out;
     out << construction_name(construction) << '/' << query_name(query) << '/' << bin_width;
+    if (layout == Layout::index)
+        out << "/index";
     return out.str();
 }
 

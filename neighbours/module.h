@@ -1,8 +1,10 @@
 #pragma once
 /// \file module.h
-/// A neighbour module is the triple (construction, query, binWidth), spelled
-/// `counting-sort/strips/0.5` on the command line and
-/// `<neighbours construction="counting-sort" query="strips" binWidth="0.5"/>` in a case.
+/// A neighbour module is (construction, query, binWidth, layout), spelled
+/// `counting-sort/strips/0.5` or `counting-sort/hybrid/0.5/index` on the command line and
+/// `<neighbours construction="counting-sort" query="strips" binWidth="0.5" layout="index"/>` in a
+/// case (DESIGN.md, the neighbour-search contract). The layout is optional: `reorder` unless the
+/// construction implies `index` (linked-list).
 
 #include <string>
 #include <string_view>
@@ -13,7 +15,15 @@ namespace sluice {
 /// How the bin order and the PBM are built.
 enum class Construction {
     counting_sort, ///< atomic counting sort (thesis ch. 4; Barbieri et al. §1)
-    radix_sort     ///< key/index radix sort + boundary detection (thesis ch. 2.5.2; Green 2008)
+    radix_sort,    ///< key/index radix sort + boundary detection (thesis ch. 2.5.2; Green 2008)
+    linked_list    ///< one atomic exchange per particle into its bin's list (Barbieri et al. §2):
+                   ///< no sort and no PBM; particles stay in their order (implies Layout::index)
+};
+
+/// Where the particle data a query reads lives (paper 003: data replication vs indexing).
+enum class Layout {
+    reorder, ///< every particle array gathered into bin order after each build: queries stream
+    index    ///< arrays stay in their order; queries read them through the permutation or lists
 };
 
 /// Query tags: compile-time choice of the traversal in for_each_neighbour (query.h).
@@ -44,10 +54,20 @@ struct NeighbourModule {
     Construction construction = Construction::counting_sort;
     QueryTag query = StripsQuery{};
     float bin_width = 1.0f; ///< bin edge / search radius, in (0, 1]
+    Layout layout = Layout::reorder;
 
-    /// Canonical spelling, e.g. "counting-sort/strips/0.5".
+    /// Canonical spelling, e.g. "counting-sort/strips/0.5" or "linked-list/moore/1/index": the
+    /// layout is spelled only when it is `index`.
     std::string name() const;
 };
+
+/// Whether a traversal needs a PBM (it takes a row of bins as one contiguous range): strips,
+/// chords and hybrid do; moore and modular walk bin by bin and also walk linked lists.
+bool query_needs_pbm(const QueryTag& q);
+
+/// Throws std::invalid_argument, saying why, for a combination no module implements: a
+/// linked-list with a traversal that needs a PBM, or with layout reorder.
+void validate_neighbour_module(const NeighbourModule& m);
 
 std::string_view construction_name(Construction c);
 std::string_view query_name(const QueryTag& q);
@@ -55,12 +75,18 @@ std::string_view query_name(const QueryTag& q);
 /// Parsers; each throws std::invalid_argument with a message that lists the valid values.
 Construction parse_construction(std::string_view text);
 QueryTag parse_query(std::string_view text);
-float parse_bin_width(std::string_view text);                  ///< a number in (0, 1]
-NeighbourModule parse_neighbour_module(std::string_view text); ///< "C/Q/W"
+float parse_bin_width(std::string_view text); ///< a number in (0, 1]
+Layout parse_layout(std::string_view text);
+/// "C/Q/W" or "C/Q/W/L"; validated (validate_neighbour_module). A linked-list without a layout
+/// gets Layout::index.
+NeighbourModule parse_neighbour_module(std::string_view text);
 
-/// Valid names, for messages and help texts: "counting-sort, radix-sort" and
-/// "moore, strips, chords, modular, hybrid".
+std::string_view layout_name(Layout l);
+
+/// Valid names, for messages and help texts: "counting-sort, radix-sort, linked-list",
+/// "moore, strips, chords, modular, hybrid" and "reorder, index".
 std::string_view construction_names();
 std::string_view query_names();
+std::string_view layout_names();
 
 } // namespace sluice

@@ -14,16 +14,25 @@
 #include "vec.h"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
+#include <variant>
 
 namespace sluice {
 
-/// What a query reads: the grid, the PBM and the positions in bin order. Trivially copyable;
-/// kernels take it by value. Pointers are device pointers on the CUDA backend, host ones on the
-/// CPU backend. On the device the query reads both arrays through the read-only data cache: a
-/// kernel that queries a view must not write its PBM or positions (write to another array).
+/// What a query reads, one struct per layout (DESIGN.md; module.h's Construction and Layout).
+/// Each is trivially copyable (kernels take it by value) and names, for every particle it holds,
+/// the index j it hands to a visitor: the caller's particle arrays must be in that order.
+/// Pointers are device pointers on the CUDA backend, host ones on the CPU backend. On the device
+/// the query reads them through the read-only data cache: a kernel that queries a view must not
+/// write the arrays it points to (write to another array).
+///
+/// Layout::reorder over a PBM (counting-sort, radix-sort): positions in bin order; j is the
+/// bin-order index, so the caller's arrays are gathered into bin order after each build.
 template <int D>
 struct NeighbourView {
+    static constexpr int dimension = D;
     GridSpec<D> grid;
     const std::uint32_t* pbm = nullptr; ///< grid.bin_count()+1 entries; pbm[b]..pbm[b+1] = bin b
     const Vec<D>* positions = nullptr;  ///< in bin order
@@ -33,6 +42,52 @@ struct NeighbourView {
     /// Number of particles the PBM covers (excluded ones are not counted).
     SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
 };
+
+/// Layout::index over a PBM (paper 003's indexing method): the query walks the bin order through
+/// the permutation and reads positions in the input order; j is the input index, so the caller's
+/// arrays stay in their order (no gather).
+template <int D>
+struct IndexedNeighbourView {
+    static constexpr int dimension = D;
+    GridSpec<D> grid;
+    const std::uint32_t* pbm = nullptr;         ///< as NeighbourView's
+    const std::uint32_t* permutation = nullptr; ///< bin-order position k → input index
+    const Vec<D>* positions = nullptr;          ///< in the input order
+    float radius = 0.0f;
+    float radius2 = 0.0f;
+
+    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
+};
+
+/// The linked-list grid (Barbieri et al. §2): heads[b] is the first particle of bin b's list
+/// (list_end: empty) and next[i] the one after particle i; no bin order at all. j is the input
+/// index. Lists visit a bin's particles in no specified order (atomics), so only traversals that
+/// walk bin by bin (moore, modular) apply.
+template <int D>
+struct LinkedListView {
+    static constexpr int dimension = D;
+    static constexpr std::uint32_t list_end = 0xFFFFFFFFu;
+    GridSpec<D> grid;
+    const std::uint32_t* heads = nullptr;   ///< grid.bin_count() entries
+    const std::uint32_t* next = nullptr;    ///< one per particle
+    const Vec<D>* positions = nullptr;      ///< in the input order
+    const std::uint32_t* binned = nullptr;  ///< → number of particles in the lists
+    float radius = 0.0f;
+    float radius2 = 0.0f;
+
+    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return *binned; }
+};
+
+/// Whether traversal QueryT can walk view type ViewT: a linked list has no PBM, so no row of
+/// bins is one contiguous range (module.h's query_needs_pbm, at compile time).
+template <class QueryT, class ViewT>
+constexpr bool traversal_walks_view =
+    !std::is_same_v<ViewT, LinkedListView<ViewT::dimension>> ||
+    std::is_same_v<QueryT, MooreQuery> || std::is_same_v<QueryT, ModularQuery>;
+
+/// Whether a view's j indexes the input order (Layout::index) rather than the bin order.
+template <class ViewT>
+constexpr bool indexes_input_order = !std::is_same_v<ViewT, NeighbourView<ViewT::dimension>>;
 
 /// Squared distance used by every query and by the brute-force reference. On the device the
 /// products and sums are rounded one by one (no fused multiply-add), exactly as the host computes
@@ -105,6 +160,47 @@ SLUICE_HD SLUICE_INLINE void visit_range(const NeighbourView<D>& view, const Vec
     }
 }
 
+/// IndexedNeighbourView: the same batches over bin-order positions begin..end, each candidate's
+/// input index read from the permutation first, then its position (a scattered read).
+template <int D, class VisitorT>
+SLUICE_HD SLUICE_INLINE void visit_range(const IndexedNeighbourView<D>& view, const Vec<D>& x,
+                                         std::uint32_t begin, std::uint32_t end,
+                                         VisitorT& visitor) {
+    for (std::uint32_t k = begin; k < end; k += candidate_batch) {
+        std::uint32_t j[candidate_batch];
+        SLUICE_UNROLL
+        for (int u = 0; u < candidate_batch; ++u)
+            j[u] = load_pbm(view.permutation + (k + u < end ? k + u : end - 1));
+        Vec<D> xj[candidate_batch];
+        SLUICE_UNROLL
+        for (int u = 0; u < candidate_batch; ++u)
+            xj[u] = load_position(view.positions + j[u]);
+        SLUICE_UNROLL
+        for (int u = 0; u < candidate_batch; ++u) {
+            const Vec<D> rij = x - xj[u];
+            const float r2 = neighbour_distance2(rij);
+            if (k + u < end && r2 < view.radius2)
+                visitor(j[u], rij, r2);
+        }
+    }
+}
+
+/// LinkedListView: walks bin b's list (Barbieri et al. §2, Alg. "cell list traversal"): each
+/// step's position and successor loads depend on the one before, the price of no sort.
+template <int D, class VisitorT>
+SLUICE_HD SLUICE_INLINE void visit_list(const LinkedListView<D>& view, const Vec<D>& x,
+                                        std::uint32_t bin, VisitorT& visitor) {
+    for (std::uint32_t j = load_pbm(view.heads + bin); j != LinkedListView<D>::list_end;) {
+        const Vec<D> xj = load_position(view.positions + j);
+        const std::uint32_t after = load_pbm(view.next + j);
+        const Vec<D> rij = x - xj;
+        const float r2 = neighbour_distance2(rij);
+        if (r2 < view.radius2)
+            visitor(j, rij, r2);
+        j = after;
+    }
+}
+
 /// Traversals that visit the block bin by bin (the others take a row as one range).
 template <class QueryT>
 constexpr bool bin_by_bin =
@@ -116,8 +212,8 @@ constexpr bool in_label_order =
 
 /// The label modulus of an axis whose block is [lo, hi]: the block's nominal span 2R/w + 1
 /// (3 at bin width 1, 5 at 0.5, 7 at 1/3), or the block's own span where rounding made it wider.
-template <int D>
-SLUICE_HD SLUICE_INLINE int label_modulus(const NeighbourView<D>& view, int lo, int hi) {
+template <class ViewT>
+SLUICE_HD SLUICE_INLINE int label_modulus(const ViewT& view, int lo, int hi) {
     const int nominal = static_cast<int>(2.0f * view.radius * view.grid.inv_bin_size + 0.5f) + 1;
     return hi - lo + 1 > nominal ? hi - lo + 1 : nominal;
 }
@@ -150,17 +246,29 @@ SLUICE_HD SLUICE_INLINE int row_steps(int lo, int hi, int m) {
 }
 
 /// Visits bins lo_x..hi_x of the row whose first bin is row_start; m_x: the label modulus along x.
-template <class QueryT, int D, class VisitorT>
-SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D>& x,
+template <class QueryT, class ViewT, class VisitorT>
+SLUICE_HD SLUICE_INLINE void visit_row(const ViewT& view, const Vec<ViewT::dimension>& x,
                                        std::uint32_t row_start, int lo_x, int hi_x, int m_x,
                                        VisitorT& visitor) {
-    const std::uint32_t* row = view.pbm + row_start;
-    if constexpr (!bin_by_bin<QueryT>) {
+    static_assert(traversal_walks_view<QueryT, ViewT>,
+                  "strips, chords and hybrid need a PBM: a linked list walks bin by bin");
+    if constexpr (std::is_same_v<ViewT, LinkedListView<ViewT::dimension>>) {
+        // Linked lists: one list per bin, in x order (Moore) or label order (Modular).
+        for (int k = 0; k < (std::is_same_v<QueryT, ModularQuery> ? m_x : hi_x - lo_x + 1); ++k) {
+            const int bx = std::is_same_v<QueryT, ModularQuery>
+                               ? label_order_bin(lo_x, hi_x, m_x, k)
+                               : lo_x + k;
+            if (bx >= 0)
+                visit_list(view, x, row_start + static_cast<std::uint32_t>(bx), visitor);
+        }
+    } else if constexpr (!bin_by_bin<QueryT>) {
         // Strips (thesis Alg. 7), and Chords and Hybrid: the row's bins are contiguous in bin
         // order, so the whole row is one range of the storage array: two PBM loads per row.
+        const std::uint32_t* row = view.pbm + row_start;
         visit_range(view, x, load_pbm(row + lo_x), load_pbm(row + hi_x + 1), visitor);
     } else if constexpr (std::is_same_v<QueryT, ModularQuery>) {
         // Modular (poster 000): bin by bin in label order.
+        const std::uint32_t* row = view.pbm + row_start;
         for (int k = 0; k < m_x; ++k) {
             const int bx = label_order_bin(lo_x, hi_x, m_x, k);
             if (bx >= 0)
@@ -170,6 +278,7 @@ SLUICE_HD SLUICE_INLINE void visit_row(const NeighbourView<D>& view, const Vec<D
         static_assert(std::is_same_v<QueryT, MooreQuery>, "unknown traversal");
         // Moore neighbourhood (thesis Alg. 5): bin by bin. A bin's end is the next bin's begin,
         // so each PBM entry of the row is loaded once.
+        const std::uint32_t* row = view.pbm + row_start;
         std::uint32_t begin = load_pbm(row + lo_x);
         for (int bx = lo_x; bx <= hi_x; ++bx) {
             const std::uint32_t end = load_pbm(row + bx + 1);
@@ -207,9 +316,9 @@ SLUICE_HD SLUICE_INLINE float gap_to_bin(const GridSpec<D>& g, const Vec<D>& x, 
 /// the row. False when the row misses the sphere. Exact: the gaps are lower bounds (above) and R
 /// is widened by 10⁻⁵ relative, more than the float distance test can err by, so every j with
 /// neighbour_distance2 < R² lies in the narrowed range (the rest is query.h's argument).
-template <int D>
-SLUICE_HD SLUICE_INLINE bool chord_of_row(const NeighbourView<D>& view, const Vec<D>& x,
-                                          const int (&row)[D], int& lo_x, int& hi_x) {
+template <class ViewT, int D = ViewT::dimension>
+SLUICE_HD SLUICE_INLINE bool chord_of_row(const ViewT& view, const Vec<D>& x, const int (&row)[D],
+                                          int& lo_x, int& hi_x) {
     float rest = view.radius2 * (1.0f + 1e-5f);
     SLUICE_UNROLL
     for (int a = 1; a < D; ++a) {
@@ -226,9 +335,9 @@ SLUICE_HD SLUICE_INLINE bool chord_of_row(const NeighbourView<D>& view, const Ve
 }
 
 /// The block of bins a query at x visits: floor((x−R)/w) .. floor((x+R)/w) per axis, clamped.
-template <int D>
-SLUICE_HD SLUICE_INLINE void query_block(const NeighbourView<D>& view, const Vec<D>& x,
-                                         int (&lo)[D], int (&hi)[D]) {
+template <class ViewT, int D = ViewT::dimension>
+SLUICE_HD SLUICE_INLINE void query_block(const ViewT& view, const Vec<D>& x, int (&lo)[D],
+                                         int (&hi)[D]) {
     SLUICE_UNROLL
     for (int k = 0; k < D; ++k) {
         lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
@@ -244,10 +353,10 @@ SLUICE_HD SLUICE_INLINE void query_block(const NeighbourView<D>& view, const Vec
 /// lanes together visit every neighbour of x exactly once, each by one lane; combine the
 /// lanes' visitors afterwards (a warp reduction). For few query points (gauges), where one
 /// thread per point walks its rows one after the other and leaves most of a GPU idle.
-template <class QueryT, int D, class VisitorT>
-SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& view,
-                                                       const Vec<D>& x, std::uint32_t lane,
-                                                       std::uint32_t lanes, VisitorT& visitor) {
+template <class QueryT, class ViewT, class VisitorT, int D = ViewT::dimension>
+SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const ViewT& view, const Vec<D>& x,
+                                                       std::uint32_t lane, std::uint32_t lanes,
+                                                       VisitorT& visitor) {
     static_assert(std::is_invocable_v<VisitorT&, std::uint32_t, const Vec<D>&, float>,
                   "a neighbour visitor must be callable as visitor(std::uint32_t j, "
                   "const Vec<D>& rij, float r2)");
@@ -282,12 +391,13 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const NeighbourView<D>& v
 }
 
 /// Calls visitor(j, rij, r2) once for every particle j in the view with
-/// |x − x_j|² < R², where j is the index in bin order, rij = x − x_j and r2 = |rij|².
+/// |x − x_j|² < R², where j is the view's index of the particle (bin order for NeighbourView,
+/// input order for IndexedNeighbourView and LinkedListView), rij = x − x_j and r2 = |rij|².
 /// If x is itself a particle of the view, it is visited too (rij = 0, r2 = 0).
 /// The block of bins is floor((x−R)/w) .. floor((x+R)/w) per axis, clamped to the grid
 /// (DESIGN.md; thesis eq. 6.1–6.3 for bin widths below 1).
-template <class QueryT, int D, class VisitorT>
-SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, const Vec<D>& x,
+template <class QueryT, class ViewT, class VisitorT, int D = ViewT::dimension>
+SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>& x,
                                                 VisitorT& visitor) {
     static_assert(std::is_invocable_v<VisitorT&, std::uint32_t, const Vec<D>&, float>,
                   "a neighbour visitor must be callable as visitor(std::uint32_t j, "
@@ -343,6 +453,30 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const NeighbourView<D>& view, co
                     lo_x, hi_x, 0, visitor);
             }
     }
+}
+
+/// Any view a builder hands out; the host picks the instantiation once per launch with
+/// std::visit (DESIGN.md).
+template <int D>
+using AnyNeighbourView = std::variant<NeighbourView<D>, IndexedNeighbourView<D>, LinkedListView<D>>;
+
+/// Host-side dispatch of a module: calls fn(QueryT{}, view) with the traversal and the view's
+/// type as compile-time types (one instantiation per valid pair; no virtual calls on the
+/// device). A pair no module has (a linked list with a traversal that needs a PBM) throws
+/// std::logic_error; validate_neighbour_module rejects it earlier, when the module is read.
+template <int D, class FnT>
+void dispatch_neighbour_query(const QueryTag& query, const AnyNeighbourView<D>& view, FnT&& fn) {
+    std::visit(
+        [&fn](auto q, const auto& v) {
+            using QueryT = decltype(q);
+            using ViewT = std::decay_t<decltype(v)>;
+            if constexpr (traversal_walks_view<QueryT, ViewT>)
+                fn(q, v);
+            else
+                throw std::logic_error(std::string("neighbour query '") + QueryT::name +
+                                       "' cannot walk a linked list");
+        },
+        query, view);
 }
 
 } // namespace sluice

@@ -286,13 +286,21 @@ void read_neighbours(const Element& e, NeighbourModule& m, bool& automatic) {
     static const Choices<bool> yes_no = {{"true", true}, {"false", false}};
     automatic = e.choice("auto", "value", yes_no).value_or(false);
     if (automatic)
-        for (const char* attr : {"construction", "query", "binWidth"})
+        for (const char* attr : {"construction", "query", "binWidth", "layout"})
             if (e.has(attr))
                 e.fail_attribute(attr, "is chosen by auto=\"true\" (sluice run times every "
                                        "module first); give one or the other");
     m.construction = e.parsed("construction", parse_construction).value_or(m.construction);
     m.query = e.parsed("query", parse_query).value_or(m.query);
     m.bin_width = e.parsed("binWidth", parse_bin_width).value_or(m.bin_width);
+    const std::optional<Layout> layout = e.parsed("layout", parse_layout);
+    m.layout = layout.value_or(m.construction == Construction::linked_list ? Layout::index
+                                                                           : Layout::reorder);
+    try {
+        validate_neighbour_module(m);
+    } catch (const std::invalid_argument& why) {
+        e.fail(e.tag() + ": " + why.what());
+    }
 }
 
 void read_run(const Element& e, RunControl& run, const std::string& case_name) {
@@ -475,7 +483,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
                      c.physics);
 
     if (const XMLElement* x = s.single("neighbours"))
-        read_neighbours(Element(r, *x, {"construction", "query", "binWidth", "auto"}), c.neighbours,
+        read_neighbours(Element(r, *x, {"construction", "query", "binWidth", "layout", "auto"}),
+                        c.neighbours,
                         c.neighbours_auto);
 
     c.run.output_dir = "out/" + c.name;

@@ -20,6 +20,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -36,6 +37,7 @@ struct ModuleParam {
     float bin_width;
     int dim;
     OutsidePolicy policy;
+    Layout layout = Layout::reorder;
 };
 
 inline const std::vector<float>& tested_bin_widths() {
@@ -46,20 +48,34 @@ inline const std::vector<float>& tested_bin_widths() {
 inline std::vector<ModuleParam> all_module_params(const std::vector<OutsidePolicy>& policies) {
     std::vector<ModuleParam> out;
     for (int dim : {2, 3})
-        for (Construction c : {Construction::counting_sort, Construction::radix_sort})
+        for (Construction c : {Construction::counting_sort, Construction::radix_sort,
+                               Construction::linked_list})
             for (QueryTag q :
                  {QueryTag{MooreQuery{}}, QueryTag{StripsQuery{}}, QueryTag{ChordsQuery{}},
                   QueryTag{ModularQuery{}}, QueryTag{HybridQuery{}}})
-                for (float w : tested_bin_widths())
-                    for (OutsidePolicy p : policies)
-                        out.push_back({c, q, w, dim, p});
+                for (Layout layout : {Layout::reorder, Layout::index}) {
+                    NeighbourModule m;
+                    m.construction = c;
+                    m.query = q;
+                    m.layout = layout;
+                    try {
+                        validate_neighbour_module(m);
+                    } catch (const std::invalid_argument&) {
+                        continue; // no such module (a linked list needs bin-by-bin, index)
+                    }
+                    for (float w : tested_bin_widths())
+                        for (OutsidePolicy p : policies)
+                            out.push_back({c, q, w, dim, p, layout});
+                }
     return out;
 }
 
 inline std::string module_param_name(const ModuleParam& p) {
     std::ostringstream s;
-    s << (p.construction == Construction::counting_sort ? "counting" : "radix") << '_'
-      << query_name(p.query) << "_w"
+    s << (p.construction == Construction::counting_sort ? "counting"
+          : p.construction == Construction::radix_sort  ? "radix"
+                                                        : "linked")
+      << '_' << query_name(p.query) << (p.layout == Layout::index ? "_index" : "") << "_w"
       << (p.bin_width == 1.0f   ? "1"
           : p.bin_width == 0.5f ? "0_5"
                                 : "1_3")
@@ -255,11 +271,43 @@ std::vector<std::uint32_t> reference_pbm(const Input<D>& in, const GridSpec<D>& 
 
 template <int D>
 struct BuildResult {
-    std::vector<std::uint32_t> pbm;         ///< nbins + 1
+    std::vector<std::uint32_t> pbm;         ///< nbins + 1 (empty for a linked list)
     std::vector<std::uint32_t> permutation; ///< bin order → input index
-    std::vector<Vec<D>> sorted;             ///< positions in bin order
+    std::vector<Vec<D>> sorted;             ///< positions in bin order (empty: index layout)
+    std::vector<std::uint32_t> heads, next; ///< a linked list's (nbins and n entries)
+    std::uint32_t binned = 0;               ///< particles the structure holds
     NeighbourSets sets;                     ///< by input index, sorted
 };
+
+/// A linked list: every binned particle on exactly one list, its bin's, the excluded ones on
+/// none, and the count right.
+template <int D>
+void check_lists(const Input<D>& in, const GridSpec<D>& grid, OutsidePolicy policy,
+                 const BuildResult<D>& r) {
+    const auto n = static_cast<std::uint32_t>(in.positions.size());
+    const std::uint32_t nbins = grid.bin_count();
+    ASSERT_EQ(r.heads.size(), nbins) << in.name;
+    ASSERT_EQ(r.next.size(), n) << in.name;
+    std::vector<char> seen(n, 0);
+    std::uint32_t listed = 0;
+    for (std::uint32_t b = 0; b < nbins; ++b)
+        for (std::uint32_t j = r.heads[b]; j != LinkedListView<D>::list_end; j = r.next[j]) {
+            ASSERT_LT(j, n) << in.name << ": bin " << b;
+            ASSERT_FALSE(seen[j]) << in.name << ": particle " << j << " listed twice";
+            seen[j] = 1;
+            ++listed;
+            ASSERT_EQ(bin_key(grid, in.positions[j], policy), b)
+                << in.name << ": particle " << j << " on the list of another bin";
+        }
+    std::uint32_t binned = 0;
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (bin_key(grid, in.positions[i], policy) != nbins) {
+            ++binned;
+            ASSERT_TRUE(seen[i]) << in.name << ": particle " << i << " on no list";
+        }
+    EXPECT_EQ(listed, binned) << in.name;
+    EXPECT_EQ(r.binned, binned) << in.name;
+}
 
 inline bool same_bits(float a, float b) {
     std::uint32_t ua, ub;
@@ -271,18 +319,26 @@ inline bool same_bits(float a, float b) {
 template <int D>
 void check_build(const Input<D>& in, const GridSpec<D>& grid, OutsidePolicy policy,
                  const BuildResult<D>& r) {
+    if (r.pbm.empty()) {
+        check_lists(in, grid, policy, r);
+        return;
+    }
     const auto n = static_cast<std::uint32_t>(in.positions.size());
     const std::uint32_t nbins = grid.bin_count();
     ASSERT_EQ(r.pbm, reference_pbm(in, grid, policy)) << in.name;
+    ASSERT_EQ(r.binned, r.pbm[nbins]) << in.name;
     ASSERT_EQ(r.permutation.size(), n) << in.name;
-    ASSERT_EQ(r.sorted.size(), n) << in.name;
+    const bool sorted = !r.sorted.empty(); // index layout: no sorted copy
+    if (sorted) {
+        ASSERT_EQ(r.sorted.size(), n) << in.name;
+    }
     std::vector<char> seen(n, 0);
     for (std::uint32_t k = 0; k < n; ++k) {
         const std::uint32_t i = r.permutation[k];
         ASSERT_LT(i, n) << in.name;
         ASSERT_FALSE(seen[i]) << in.name << ": index " << i << " twice in the permutation";
         seen[i] = 1;
-        for (int c = 0; c < D; ++c)
+        for (int c = 0; c < D && sorted; ++c)
             ASSERT_TRUE(same_bits(r.sorted[k][c], in.positions[i][c]))
                 << in.name << ": sorted position " << k << " is not input " << i;
         // Bin order: the particle at k belongs to the bin whose PBM range holds k; excluded ones

@@ -14,17 +14,22 @@ using namespace sluice::test;
 
 namespace {
 
-template <int D>
+/// Collects input indices: a NeighbourView's j is a bin-order index (mapped through the
+/// permutation), the other views' j is the input index itself.
+template <int D, class ViewT>
 struct CollectVisitor {
     const std::vector<std::uint32_t>* permutation;
     std::vector<std::uint32_t>* out;
-    void operator()(std::uint32_t j, const Vec<D>&, float) { out->push_back((*permutation)[j]); }
+    void operator()(std::uint32_t j, const Vec<D>&, float) {
+        out->push_back(indexes_input_order<ViewT> ? j : (*permutation)[j]);
+    }
 };
 
-/// Builds on the host and queries from every particle with the module's query.
+/// Builds on the host and queries from every particle with the module's query; lanes > 0: with
+/// for_each_neighbour_shared, every lane's visits together being the set.
 template <int D>
 BuildResult<D> run_cpu(const ModuleParam& p, const Input<D>& in, const GridSpec<D>& grid,
-                       OutsidePolicy policy) {
+                       OutsidePolicy policy, std::uint32_t lanes = 0) {
     CpuNeighbourBuilder<D> builder(p.construction);
     const auto n = static_cast<std::uint32_t>(in.positions.size());
     builder.build(in.positions.data(), n, grid, in.radius, policy);
@@ -32,41 +37,23 @@ BuildResult<D> run_cpu(const ModuleParam& p, const Input<D>& in, const GridSpec<
     r.pbm = builder.pbm();
     r.permutation = builder.permutation();
     r.sorted = builder.sorted_positions();
+    r.heads = builder.heads();
+    r.next = builder.next();
+    r.binned = builder.binned_count();
     r.sets.resize(n);
-    const NeighbourView<D> view = builder.view();
-    for (std::uint32_t k = 0; k < n; ++k) {
-        std::vector<std::uint32_t>& set = r.sets[r.permutation[k]];
-        CollectVisitor<D> visit{&r.permutation, &set};
-        std::visit(
-            [&](auto query) { for_each_neighbour<decltype(query)>(view, r.sorted[k], visit); },
-            p.query);
-        std::sort(set.begin(), set.end());
-    }
-    return r;
-}
-
-/// As run_cpu, with for_each_neighbour_shared: every lane's visits together are the set.
-template <int D>
-BuildResult<D> run_cpu_shared(const ModuleParam& p, const Input<D>& in, const GridSpec<D>& grid,
-                              OutsidePolicy policy, std::uint32_t lanes) {
-    BuildResult<D> r = run_cpu<D>(p, in, grid, policy);
-    CpuNeighbourBuilder<D> builder(p.construction);
-    const auto n = static_cast<std::uint32_t>(in.positions.size());
-    builder.build(in.positions.data(), n, grid, in.radius, policy);
-    const NeighbourView<D> view = builder.view();
-    for (std::uint32_t k = 0; k < n; ++k) {
-        std::vector<std::uint32_t>& set = r.sets[r.permutation[k]];
-        set.clear();
-        CollectVisitor<D> visit{&r.permutation, &set};
-        for (std::uint32_t lane = 0; lane < lanes; ++lane)
-            std::visit(
-                [&](auto query) {
-                    for_each_neighbour_shared<decltype(query)>(view, r.sorted[k], lane, lanes,
-                                                               visit);
-                },
-                p.query);
-        std::sort(set.begin(), set.end()); // a neighbour visited twice would stay a duplicate
-    }
+    dispatch_neighbour_query<D>(p.query, builder.view(p.layout), [&](auto query, const auto& view) {
+        using QueryT = decltype(query);
+        using ViewT = std::decay_t<decltype(view)>;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            std::vector<std::uint32_t>& set = r.sets[i];
+            CollectVisitor<D, ViewT> visit{&r.permutation, &set};
+            if (lanes == 0)
+                for_each_neighbour<QueryT>(view, in.positions[i], visit);
+            for (std::uint32_t lane = 0; lane < lanes; ++lane)
+                for_each_neighbour_shared<QueryT>(view, in.positions[i], lane, lanes, visit);
+            std::sort(set.begin(), set.end()); // a neighbour visited twice stays a duplicate
+        }
+    });
     return r;
 }
 
@@ -79,12 +66,12 @@ TEST_P(CpuModules, SharedQueryMatchesBruteForceOnAdversarialInputs) {
         if (p.dim == 2)
             check_module_on_adversarial_inputs<2>(
                 p, [&](const auto& in, const auto& grid, OutsidePolicy policy) {
-                    return run_cpu_shared<2>(p, in, grid, policy, lanes);
+                    return run_cpu<2>(p, in, grid, policy, lanes);
                 });
         else
             check_module_on_adversarial_inputs<3>(
                 p, [&](const auto& in, const auto& grid, OutsidePolicy policy) {
-                    return run_cpu_shared<3>(p, in, grid, policy, lanes);
+                    return run_cpu<3>(p, in, grid, policy, lanes);
                 });
     }
 }
@@ -119,6 +106,25 @@ TEST(CpuBuilder, BothConstructionsGiveTheSameStableOrder) {
         EXPECT_EQ(counting.permutation(), radix.permutation()) << in.name;
         EXPECT_EQ(counting.pbm(), radix.pbm()) << in.name;
     }
+}
+
+TEST(CpuBuilder, LinkedListsRunInFallingInputOrderAndSkipExcludedParticles) {
+    std::vector<Vec<2>> points = {Vec<2>{{0.5f, 0.5f}}, Vec<2>{{-1.0f, 0.5f}}, Vec<2>{{0.7f, 0.6f}},
+                                  Vec<2>{{1.5f, 0.5f}}, Vec<2>{{0.2f, 0.1f}}};
+    const GridSpec<2> grid = make_grid<2>(Vec<2>{{0.0f, 0.0f}}, Vec<2>{{2.0f, 2.0f}}, 1.0f, 1.0f);
+    CpuNeighbourBuilder<2> builder(Construction::linked_list);
+    builder.build(points.data(), 5, grid, 1.0f, OutsidePolicy::exclude);
+    EXPECT_EQ(builder.binned_count(), 4u);
+    const LinkedListView<2> view = builder.linked_list_view();
+    EXPECT_EQ(view.size(), 4u);
+    std::vector<std::uint32_t> bin0;
+    for (std::uint32_t j = builder.heads()[0]; j != LinkedListView<2>::list_end;
+         j = builder.next()[j])
+        bin0.push_back(j);
+    EXPECT_EQ(bin0, (std::vector<std::uint32_t>{4, 2, 0}));
+    EXPECT_EQ(builder.heads()[1], 3u);
+    EXPECT_THROW(builder.view(), std::logic_error);
+    EXPECT_TRUE(std::holds_alternative<LinkedListView<2>>(builder.view(Layout::reorder)));
 }
 
 TEST(CpuBuilder, ExcludedParticlesAreCountedOutOfThePbm) {

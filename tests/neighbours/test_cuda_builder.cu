@@ -87,13 +87,20 @@ struct CountVisitor {
     __device__ void operator()(std::uint32_t, const Vec<D>&, float) { ++count; }
 };
 
+/// A view's j as an input index: through the permutation for a NeighbourView (bin order), j
+/// itself for the index views (permutation = nullptr).
+SLUICE_HD inline std::uint32_t input_index(const std::uint32_t* permutation,
+                                                     std::uint32_t j) {
+    return permutation ? permutation[j] : j;
+}
+
 template <int D>
 struct ListVisitor {
     const std::uint32_t* permutation;
     std::uint32_t* out;
     std::uint32_t next;
     __device__ void operator()(std::uint32_t j, const Vec<D>&, float) {
-        out[next++] = permutation[j];
+        out[next++] = input_index(permutation, j);
     }
 };
 
@@ -102,15 +109,15 @@ struct FingerprintVisitor {
     const std::uint32_t* permutation;
     Fingerprint f;
     SLUICE_HD void operator()(std::uint32_t j, const Vec<D>&, float) {
-        const std::uint32_t id = permutation[j];
+        const std::uint32_t id = input_index(permutation, j);
         ++f.count;
         f.sum += id;
         f.mixed += mix64(id);
     }
 };
 
-template <class QueryT, int D>
-__global__ void count_kernel(NeighbourView<D> view, const Vec<D>* origins, std::uint32_t n,
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+__global__ void count_kernel(ViewT view, const Vec<D>* origins, std::uint32_t n,
                              std::uint32_t* counts) {
     const std::uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= n)
@@ -120,8 +127,8 @@ __global__ void count_kernel(NeighbourView<D> view, const Vec<D>* origins, std::
     counts[q] = visit.count;
 }
 
-template <class QueryT, int D>
-__global__ void list_kernel(NeighbourView<D> view, const Vec<D>* origins, std::uint32_t n,
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+__global__ void list_kernel(ViewT view, const Vec<D>* origins, std::uint32_t n,
                             const std::uint32_t* permutation, const std::uint32_t* offsets,
                             std::uint32_t* out) {
     const std::uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
@@ -131,37 +138,44 @@ __global__ void list_kernel(NeighbourView<D> view, const Vec<D>* origins, std::u
     for_each_neighbour<QueryT>(view, origins[q], visit);
 }
 
-template <class QueryT, int D>
-__global__ void fingerprint_kernel(NeighbourView<D> view, std::uint32_t n,
+/// Fingerprints of every input particle's set, queried from the input positions.
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+__global__ void fingerprint_kernel(ViewT view, const Vec<D>* origins, std::uint32_t n,
                                    const std::uint32_t* permutation, Fingerprint* out) {
-    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n)
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
         return;
     FingerprintVisitor<D> visit{permutation, {}};
-    for_each_neighbour<QueryT>(view, view.positions[k], visit);
-    out[permutation[k]] = visit.f;
+    for_each_neighbour<QueryT>(view, origins[i], visit);
+    out[i] = visit.f;
 }
 
 unsigned blocks(std::size_t n) {
     return static_cast<unsigned>(std::max<std::size_t>((n + 127) / 128, 1));
 }
 
+/// The permutation a view's j goes through to be an input index (nullptr: none).
+template <class ViewT, int D>
+const std::uint32_t* index_map(const CudaNeighbourBuilder<D>& builder) {
+    return indexes_input_order<ViewT> ? nullptr : builder.d_permutation();
+}
+
 /// Neighbour lists (input indices, sorted) of each origin, two passes: count, then fill.
-template <class QueryT, int D>
-NeighbourSets device_lists(const NeighbourView<D>& view, const Vec<D>* d_origins, std::uint32_t n,
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+NeighbourSets device_lists(const ViewT& view, const Vec<D>* d_origins, std::uint32_t n,
                            const std::uint32_t* d_permutation) {
     NeighbourSets sets(n);
     if (n == 0)
         return sets;
     DeviceArray<std::uint32_t> d_counts(n);
-    count_kernel<QueryT, D><<<blocks(n), 128>>>(view, d_origins, n, d_counts.get());
+    count_kernel<QueryT><<<blocks(n), 128>>>(view, d_origins, n, d_counts.get());
     SLUICE_CUDA_CHECK_LAUNCH();
     const std::vector<std::uint32_t> counts = download(d_counts.get(), n);
     std::vector<std::uint32_t> offsets(n + 1, 0);
     std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
     DeviceArray<std::uint32_t> d_offsets(offsets);
     DeviceArray<std::uint32_t> d_out(std::max<std::uint32_t>(offsets[n], 1));
-    list_kernel<QueryT, D>
+    list_kernel<QueryT>
         <<<blocks(n), 128>>>(view, d_origins, n, d_permutation, d_offsets.get(), d_out.get());
     SLUICE_CUDA_CHECK_LAUNCH();
     const std::vector<std::uint32_t> out = download(d_out.get(), offsets[n]);
@@ -172,28 +186,32 @@ NeighbourSets device_lists(const NeighbourView<D>& view, const Vec<D>* d_origins
     return sets;
 }
 
-/// Builds on the device and queries from every particle (origins in bin order).
+/// Builds the module's view on the device (build_view) and queries from every input particle.
 template <int D>
 BuildResult<D> run_cuda(const ModuleParam& p, const Input<D>& in, const GridSpec<D>& grid,
                         OutsidePolicy policy) {
     const auto n = static_cast<std::uint32_t>(in.positions.size());
     DeviceArray<Vec<D>> d_positions(in.positions);
     CudaNeighbourBuilder<D> builder(p.construction);
-    const NeighbourView<D> view =
-        builder.build(d_positions.get(), n, grid, in.radius, policy, cudaStreamLegacy);
+    const AnyNeighbourView<D> any =
+        builder.build_view(d_positions.get(), n, grid, in.radius, policy, p.layout,
+                           cudaStreamLegacy);
     BuildResult<D> r;
-    r.pbm = download(builder.d_pbm(), grid.bin_count() + 1);
-    r.permutation = download(builder.d_permutation(), n);
-    r.sorted = download(builder.d_sorted_positions(), n);
-    const NeighbourSets by_sorted = std::visit(
-        [&](auto query) {
-            return device_lists<decltype(query), D>(view, builder.d_sorted_positions(), n,
-                                                    builder.d_permutation());
-        },
-        p.query);
-    r.sets.resize(n);
-    for (std::uint32_t k = 0; k < n; ++k)
-        r.sets[r.permutation[k]] = by_sorted[k];
+    if (p.construction == Construction::linked_list) {
+        r.heads = download(builder.d_pbm(), grid.bin_count()); // the heads
+        r.next = download(std::get<LinkedListView<D>>(any).next, n);
+    } else {
+        r.pbm = download(builder.d_pbm(), grid.bin_count() + 1);
+        r.permutation = download(builder.d_permutation(), n);
+        if (p.layout == Layout::reorder)
+            r.sorted = download(builder.d_sorted_positions(), n);
+    }
+    r.binned = download(builder.d_binned_count(), 1)[0];
+    dispatch_neighbour_query<D>(p.query, any, [&](auto query, const auto& view) {
+        using ViewT = std::decay_t<decltype(view)>;
+        r.sets = device_lists<decltype(query)>(view, d_positions.get(), n,
+                                               index_map<ViewT>(builder));
+    });
     SLUICE_CUDA_CHECK(cudaDeviceSynchronize());
     return r;
 }
@@ -228,12 +246,15 @@ void check_pbm_equals_cpu(const ModuleParam& p) {
         cpu.build(in.positions.data(), n, grid, in.radius, p.policy);
         DeviceArray<Vec<D>> d_positions(in.positions);
         CudaNeighbourBuilder<D> gpu(p.construction);
-        gpu.build(d_positions.get(), n, grid, in.radius, p.policy, cudaStreamLegacy);
-        EXPECT_EQ(download(gpu.d_pbm(), grid.bin_count() + 1), cpu.pbm()) << in.name;
+        gpu.build_view(d_positions.get(), n, grid, in.radius, p.policy, p.layout,
+                       cudaStreamLegacy);
+        EXPECT_EQ(download(gpu.d_binned_count(), 1)[0], cpu.binned_count()) << in.name;
+        if (p.construction != Construction::linked_list) // lists: order differs (atomics)
+            EXPECT_EQ(download(gpu.d_pbm(), grid.bin_count() + 1), cpu.pbm()) << in.name;
     }
 }
 
-TEST_P(CudaModules, PbmEqualsCpuBuilder) {
+TEST_P(CudaModules, PbmAndCountEqualCpuBuilder) {
     SKIP_WITHOUT_CUDA_DEVICE();
     const ModuleParam p = GetParam();
     if (p.dim == 2)
@@ -307,22 +328,23 @@ void check_million(const ModuleParam& p) {
     const GridSpec<D> grid = make_grid<D>(in.lo, in.hi, in.radius, p.bin_width);
     DeviceArray<Vec<D>> d_positions(in.positions);
     CudaNeighbourBuilder<D> builder(p.construction);
-    const NeighbourView<D> view = builder.build(d_positions.get(), n, grid, in.radius,
-                                                OutsidePolicy::clamp, cudaStreamLegacy);
+    const AnyNeighbourView<D> any = builder.build_view(
+        d_positions.get(), n, grid, in.radius, OutsidePolicy::clamp, p.layout, cudaStreamLegacy);
 
     // PBM against the CPU builder's.
     CpuNeighbourBuilder<D> cpu(p.construction);
     cpu.build(in.positions.data(), n, grid, in.radius);
-    ASSERT_EQ(download(builder.d_pbm(), grid.bin_count() + 1), cpu.pbm());
+    if (p.construction != Construction::linked_list)
+        ASSERT_EQ(download(builder.d_pbm(), grid.bin_count() + 1), cpu.pbm());
+    ASSERT_EQ(download(builder.d_binned_count(), 1)[0], n);
 
     // Every particle's set against the CPU builder's query (fingerprints).
     DeviceArray<Fingerprint> d_fingerprints(n);
-    std::visit(
-        [&](auto query) {
-            fingerprint_kernel<decltype(query), D>
-                <<<blocks(n), 128>>>(view, n, builder.d_permutation(), d_fingerprints.get());
-        },
-        p.query);
+    dispatch_neighbour_query<D>(p.query, any, [&](auto query, const auto& view) {
+        using ViewT = std::decay_t<decltype(view)>;
+        fingerprint_kernel<decltype(query)><<<blocks(n), 128>>>(
+            view, d_positions.get(), n, index_map<ViewT>(builder), d_fingerprints.get());
+    });
     SLUICE_CUDA_CHECK_LAUNCH();
     const std::vector<Fingerprint> got = download(d_fingerprints.get(), n);
     std::size_t wrong = 0;
@@ -341,12 +363,12 @@ void check_million(const ModuleParam& p) {
     for (std::uint32_t i : ref.sample)
         origins.push_back(in.positions[i]);
     DeviceArray<Vec<D>> d_origins(origins);
-    const NeighbourSets sets = std::visit(
-        [&](auto query) {
-            return device_lists<decltype(query), D>(view, d_origins.get(), ref.samples,
-                                                    builder.d_permutation());
-        },
-        p.query);
+    NeighbourSets sets;
+    dispatch_neighbour_query<D>(p.query, any, [&](auto query, const auto& view) {
+        using ViewT = std::decay_t<decltype(view)>;
+        sets = device_lists<decltype(query)>(view, d_origins.get(), ref.samples,
+                                             index_map<ViewT>(builder));
+    });
     for (std::uint32_t s = 0; s < ref.samples; ++s)
         ASSERT_EQ(sets[s], ref.sample_sets[s]) << "sample origin " << ref.sample[s];
 }
@@ -415,6 +437,57 @@ TEST(CudaBuilder, SteadyStateBuildsAllocateNothingAndNeverSynchronise) {
         SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream));
         EXPECT_EQ(builder.allocation_count(), allocations);
 
+        SLUICE_CUDA_CHECK(cudaGraphExecDestroy(exec));
+        SLUICE_CUDA_CHECK(cudaGraphDestroy(graph));
+        SLUICE_CUDA_CHECK(cudaStreamDestroy(stream));
+    }
+}
+
+TEST(CudaBuilder, IndexAndLinkedListBuildsAllocateNothingAndNeverSynchronise) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const std::uint32_t n = 50000;
+    const std::vector<Vec<3>> points = random_points(n, 10.0f, 9);
+    const GridSpec<3> grid = make_grid<3>(filled<3>(0.0f), filled<3>(10.0f), 0.5f, 0.5f);
+    DeviceArray<Vec<3>> d_positions(points);
+    for (Construction c :
+         {Construction::counting_sort, Construction::radix_sort, Construction::linked_list}) {
+        CudaNeighbourBuilder<3> builder(c);
+        builder.reserve(n, grid.bin_count());
+        const std::uint64_t allocations = builder.allocation_count();
+        cudaStream_t stream;
+        SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        cudaGraph_t graph;
+        SLUICE_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+        const AnyNeighbourView<3> view = builder.build_view(
+            d_positions.get(), n, grid, 0.5f, OutsidePolicy::clamp, Layout::index, stream);
+        SLUICE_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        cudaGraphExec_t exec;
+        SLUICE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        SLUICE_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream));
+        EXPECT_EQ(builder.allocation_count(), allocations);
+        EXPECT_EQ(download(builder.d_binned_count(), 1)[0], n);
+        if (c == Construction::linked_list) {
+            EXPECT_TRUE(std::holds_alternative<LinkedListView<3>>(view));
+            // Every particle on one list, its bin's.
+            const std::vector<std::uint32_t> heads = download(builder.d_pbm(), grid.bin_count());
+            const std::vector<std::uint32_t> next =
+                download(std::get<LinkedListView<3>>(view).next, n);
+            std::vector<char> seen(n, 0);
+            for (std::uint32_t b = 0; b < grid.bin_count(); ++b)
+                for (std::uint32_t j = heads[b]; j != LinkedListView<3>::list_end; j = next[j]) {
+                    ASSERT_LT(j, n);
+                    ASSERT_FALSE(seen[j]);
+                    ASSERT_EQ(grid.bin_of(points[j]), b);
+                    seen[j] = 1;
+                }
+            EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(n));
+        } else {
+            EXPECT_TRUE(std::holds_alternative<IndexedNeighbourView<3>>(view));
+            CpuNeighbourBuilder<3> cpu(c);
+            cpu.build(points.data(), n, grid, 0.5f);
+            EXPECT_EQ(download(builder.d_pbm(), grid.bin_count() + 1), cpu.pbm());
+        }
         SLUICE_CUDA_CHECK(cudaGraphExecDestroy(exec));
         SLUICE_CUDA_CHECK(cudaGraphDestroy(graph));
         SLUICE_CUDA_CHECK(cudaStreamDestroy(stream));

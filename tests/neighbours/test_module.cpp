@@ -22,7 +22,8 @@ TEST(NeighbourModule, UnknownNamesListTheValidOnes) {
         parse_neighbour_module("bucket-sort/strips/1");
         FAIL() << "expected an error";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("counting-sort, radix-sort"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("counting-sort, radix-sort, linked-list"),
+                  std::string::npos);
     }
     try {
         parse_neighbour_module("counting-sort/spiral/1");
@@ -35,6 +36,46 @@ TEST(NeighbourModule, UnknownNamesListTheValidOnes) {
 TEST(NeighbourModule, RejectsBadBinWidthsAndShapes) {
     for (const char* bad :
          {"counting-sort/strips/0", "counting-sort/strips/1.5", "counting-sort/strips/-0.5",
-          "counting-sort/strips/abc", "counting-sort/strips", "counting-sort/strips/0.5/1", ""})
+          "counting-sort/strips/abc", "counting-sort/strips", "counting-sort/strips/0.5/1",
+          "counting-sort/strips/0.5/index/x", ""})
         EXPECT_THROW(parse_neighbour_module(bad), std::invalid_argument) << bad;
+}
+
+TEST(NeighbourModule, LayoutIsAnOptionalFourthField) {
+    const NeighbourModule m = parse_neighbour_module("counting-sort/hybrid/0.5/index");
+    EXPECT_EQ(m.layout, Layout::index);
+    EXPECT_EQ(m.name(), "counting-sort/hybrid/0.5/index");
+    EXPECT_EQ(parse_neighbour_module("counting-sort/hybrid/0.5/reorder").name(),
+              "counting-sort/hybrid/0.5");
+    EXPECT_EQ(parse_neighbour_module("radix-sort/strips/1").layout, Layout::reorder);
+    // A linked list implies index.
+    const NeighbourModule list = parse_neighbour_module("linked-list/modular/1");
+    EXPECT_EQ(list.construction, Construction::linked_list);
+    EXPECT_EQ(list.layout, Layout::index);
+    EXPECT_EQ(list.name(), "linked-list/modular/1/index");
+    EXPECT_EQ(parse_neighbour_module(list.name()).name(), list.name());
+}
+
+TEST(NeighbourModule, InvalidCombinationsSayWhy) {
+    try {
+        parse_neighbour_module("linked-list/strips/1");
+        FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("no bin order"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("moore or modular"), std::string::npos) << e.what();
+    }
+    for (const char* bad : {"linked-list/hybrid/0.5", "linked-list/chords/1"})
+        EXPECT_THROW(parse_neighbour_module(bad), std::invalid_argument) << bad;
+    try {
+        parse_neighbour_module("linked-list/moore/1/reorder");
+        FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("layout is index"), std::string::npos) << e.what();
+    }
+    try {
+        parse_neighbour_module("counting-sort/strips/1/sideways");
+        FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("reorder, index"), std::string::npos) << e.what();
+    }
 }
