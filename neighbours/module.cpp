@@ -96,6 +96,23 @@ float parse_bin_width(std::string_view text) {
     return static_cast<float>(w);
 }
 
+std::vector<NeighbourModule> all_neighbour_modules(const std::vector<float>& bin_widths) {
+    std::vector<NeighbourModule> modules;
+    for (Construction c :
+         {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
+        for (const QueryTag& q : {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}),
+                                  QueryTag(ChordsQuery{}), QueryTag(ModularQuery{}),
+                                  QueryTag(HybridQuery{})})
+            for (Layout layout : {Layout::reorder, Layout::index}) {
+                if (c == Construction::linked_list &&
+                    (layout == Layout::reorder || query_needs_pbm(q)))
+                    continue; // no such module (validate_neighbour_module says why)
+                for (float w : bin_widths)
+                    modules.push_back({c, q, w, layout});
+            }
+    return modules;
+}
+
 Layout parse_layout(std::string_view text) {
     if (text == "reorder")
         return Layout::reorder;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace sluice {
 
@@ -82,6 +83,11 @@ Layout parse_layout(std::string_view text);
 NeighbourModule parse_neighbour_module(std::string_view text);
 
 std::string_view layout_name(Layout l);
+
+/// Every module there is at the given bin widths: construction × traversal × layout (valid
+/// combinations only) × width, in that nesting order (counting-sort first, reorder before index).
+std::vector<NeighbourModule> all_neighbour_modules(const std::vector<float>& bin_widths = {
+                                                       1.0f, 0.5f, 1.0f / 3.0f});
 
 /// Valid names, for messages and help texts: "counting-sort, radix-sort, linked-list",
 /// "moore, strips, chords, modular, hybrid" and "reorder, index".

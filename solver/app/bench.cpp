@@ -123,13 +123,14 @@ void compare(ModuleResult& r, const Snapshot& reference, double dp, double rho0,
 std::vector<NeighbourModule> parse_module_list(std::string_view text) {
     const std::string all = trim(text);
     std::vector<NeighbourModule> modules;
-    if (all == "all") {
-        for (Construction c : {Construction::counting_sort, Construction::radix_sort})
-            for (const QueryTag& q :
-                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
-                  QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
-                for (float w : {1.0f, 0.5f, 1.0f / 3.0f})
-                    modules.push_back({c, q, w});
+    if (all == "all")
+        return all_neighbour_modules();
+    if (all == "reorder" || all == "index") {
+        // The modules of one layout (a linked list is always indexed).
+        const Layout layout = parse_layout(all);
+        for (const NeighbourModule& m : all_neighbour_modules())
+            if (m.layout == layout)
+                modules.push_back(m);
         return modules;
     }
     std::size_t start = 0;
@@ -139,10 +140,11 @@ std::vector<NeighbourModule> parse_module_list(std::string_view text) {
             start, comma == std::string::npos ? std::string::npos : comma - start));
         if (item.empty())
             throw std::invalid_argument(
-                "--modules expects 'all' or a comma-separated list of CONSTRUCTION/QUERY/WIDTH "
-                "(constructions: " +
+                "--modules expects 'all', 'reorder', 'index' or a comma-separated list of "
+                "CONSTRUCTION/QUERY/WIDTH[/LAYOUT] (constructions: " +
                 std::string(construction_names()) + "; queries: " + std::string(query_names()) +
-                "), got '" + std::string(text) + "'");
+                "; layouts: " + std::string(layout_names()) + "), got '" + std::string(text) +
+                "'");
         modules.push_back(parse_neighbour_module(item));
         if (comma == std::string::npos)
             break;
@@ -465,7 +467,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (!csv)
         throw std::runtime_error("cannot write the bench CSV " + csv_path);
     csv << "case,dimension,particles,fluid,boundary,dp_m,h_over_dp,integrator,backend,device,"
-           "steps,module,construction,query,bin_width,ms_per_step,construction_ms,reorder_ms,"
+           "steps,module,construction,query,bin_width,layout,ms_per_step,construction_ms,reorder_ms,"
            "interaction_ms,integration_ms,rest_ms,neighbour_share,mparticle_steps_per_s,"
            "bytes_per_particle,final_particles,max_dx_over_dp,max_drho_over_rho0,agrees,"
            "start_time_s,output_interval_s,output_wait_ms,snapshots,interleaved_ms_per_step,"
@@ -477,7 +479,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             << to_string(c.physics.integrator) << ',' << (gpu ? "cuda" : "cpu") << ",\""
             << (gpu ? cuda_device_name() : std::string("cpu")) << "\"," << options.steps << ','
             << r.module.name() << ',' << construction_name(r.module.construction) << ','
-            << query_name(r.module.query) << ',' << r.module.bin_width << ',' << r.ms_per_step
+            << query_name(r.module.query) << ',' << r.module.bin_width << ','
+            << layout_name(r.module.layout) << ',' << r.ms_per_step
             << ',' << r.stage_ms[0] << ',' << r.stage_ms[1] << ',' << r.stage_ms[2] << ','
             << r.stage_ms[3] << ',' << r.rest_ms << ','
             << (r.stage_ms[0] + r.stage_ms[1]) / r.ms_per_step << ',' << r.mparticle_steps << ','

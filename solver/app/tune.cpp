@@ -28,13 +28,19 @@ double median(std::vector<double> v) {
 } // namespace
 
 std::vector<NeighbourModule> tune_candidates() {
+    // Likeliest first (a time limit may cut the list): the reorder layout, then index, then the
+    // linked list; within each, the traversals and widths that usually win.
     std::vector<NeighbourModule> modules;
-    for (Construction c : {Construction::counting_sort, Construction::radix_sort})
-        for (const QueryTag& q :
-             {QueryTag(StripsQuery{}), QueryTag(ChordsQuery{}), QueryTag(HybridQuery{}),
-              QueryTag(MooreQuery{}), QueryTag(ModularQuery{})})
-            for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
-                modules.push_back({c, q, w});
+    for (Layout layout : {Layout::reorder, Layout::index})
+        for (Construction c : {Construction::counting_sort, Construction::radix_sort})
+            for (const QueryTag& q :
+                 {QueryTag(StripsQuery{}), QueryTag(ChordsQuery{}), QueryTag(HybridQuery{}),
+                  QueryTag(MooreQuery{}), QueryTag(ModularQuery{})})
+                for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
+                    modules.push_back({c, q, w, layout});
+    for (const QueryTag& q : {QueryTag(MooreQuery{}), QueryTag(ModularQuery{})})
+        for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
+            modules.push_back({Construction::linked_list, q, w, Layout::index});
     return modules;
 }
 
@@ -99,7 +105,9 @@ void print_tune_report(std::ostream& out, const TuneReport& r) {
     const NeighbourModule best = parse_neighbour_module(r.ranking.front().module);
     out << "fastest: " << best.name() << "\nput it in the case: <neighbours construction=\""
         << construction_name(best.construction) << "\" query=\"" << query_name(best.query)
-        << "\" binWidth=\"" << best.bin_width << "\"/>  (or run with --neighbours " << best.name()
+        << "\" binWidth=\"" << best.bin_width << "\""
+        << (best.layout == Layout::index ? " layout=\"index\"" : "")
+        << "/>  (or run with --neighbours " << best.name()
         << ")\n";
 }
 

@@ -185,10 +185,11 @@ struct InteractionVisitor {
     }
 };
 
-/// All derivatives of particle i (bin-order index) from one neighbour query.
-template <class QueryT, int D, class KernelT>
+/// All derivatives of particle i (the view's index: bin order, or the input order of an index
+/// layout) from one neighbour query.
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE Derivatives<D>
-interact_particle(const NeighbourView<D>& view, const ParticlesView<D>& particles,
+interact_particle(const ViewT& view, const ParticlesView<D>& particles,
                   const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
     const float rho_i = particles.density[i];
     InteractionVisitor<D, KernelT> visitor{particles,

@@ -71,10 +71,13 @@ void gather(std::vector<T>& a, std::vector<T>& scratch,
 /// WCSPH on the CPU: OpenMP over particles, deterministic for any thread count (every particle's
 /// sums run in its neighbour order; the only reductions are max).
 ///
-/// State arrays are kept in bin order; after each neighbour-structure build every array the
-/// rest of the step reads is gathered into the new order (DESIGN.md), and `id_` keeps the
-/// original index. Particles [0, active_) are binned, interact and move; [active_, n) have left
-/// the domain and are frozen (OutsidePolicy::exclude sorts them last).
+/// Layout::reorder: state arrays are kept in bin order; after each neighbour-structure build every
+/// array the rest of the step reads is gathered into the new order (DESIGN.md), and `id_` keeps
+/// the original index. Layout::index (and a linked list): the arrays keep their order and the
+/// query reads them through the view; the build reads a copy of the positions, so that the view
+/// stays consistent while the integration moves them. Either way particles [0, active_) are
+/// binned, interact and move; [active_, n) have left the domain and are frozen
+/// (OutsidePolicy::exclude sorts them last; the index layout moves them there when they leave).
 template <int D>
 class CpuSimulation final : public Simulation {
 public:
@@ -107,8 +110,11 @@ private:
     /// One interaction pass over the active particles: acceleration_, density_rate_,
     /// acceleration_max_, mu_max_.
     void interact();
-    template <class QueryT, class KernelT>
-    void interact_with(const KernelT& kernel);
+    template <class QueryT, class ViewT, class KernelT>
+    void interact_with(const ViewT& view, const KernelT& kernel);
+    /// Index layout: moves the particles the last build excluded to the end of every array
+    /// (stable), as the reorder layout's sort does.
+    void move_excluded_last(bool with_previous);
     IntegratorArrays<D> integrator_arrays();
     void check(); ///< throws SimulationFailure
     void record_exclusions();
@@ -118,12 +124,14 @@ private:
     FluidConstants fluid_;
     KernelVariant<D> kernel_;
     QueryTag query_;
+    Layout layout_;
     IntegratorKind integrator_;
     int verlet_reset_;
     double cfl_;
     float density_min_, density_max_; ///< kg/m³
     GridSpec<D> grid_;
     CpuNeighbourBuilder<D> builder_;
+    std::vector<Vec<D>> build_positions_; ///< index layout: what the last build (and view) read
     std::uint32_t boundary_count_;
 
     // particle state, bin order
@@ -155,6 +163,8 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
                                 const SimulationState& state, bool restored)
     : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
+      layout_(c.neighbours.construction == Construction::linked_list ? Layout::index
+                                                                      : c.neighbours.layout),
       integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
       cfl_(c.constants.cfl),
       density_min_(static_cast<float>(c.physics.density_min_ratio * c.constants.rho0)),
@@ -208,15 +218,14 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
 
 template <int D>
 GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    // The view of the last build and the arrays gathered into its order (see simulation.h).
-    const NeighbourView<D> view = builder_.view();
+    // The view of the last build and the arrays in its order (see simulation.h).
     const ParticlesView<D> particles{velocity_.data(), density_.data(), pressure_.data(),
                                      type_.data()};
     StageClock clock(gauge_seconds_);
     GaugeResponse out;
     out.sums.resize(request.points.size());
-    std::visit(
-        [&](auto query, const auto& kernel) {
+    dispatch_neighbour_query<D>(query_, builder_.view(layout_), [&](auto query, const auto& view) {
+        std::visit([&](const auto& kernel) {
             using QueryT = decltype(query);
             using KernelT = std::decay_t<decltype(kernel)>;
             const std::int64_t n = static_cast<std::int64_t>(request.points.size());
@@ -252,8 +261,8 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
                 }
                 out.fronts.push_back(front);
             }
-        },
-        query_, kernel_);
+        }, kernel_);
+    });
     return out;
 }
 
@@ -286,10 +295,24 @@ SimulationState CpuSimulation<D>::save_state() const {
 
 template <int D>
 void CpuSimulation<D>::rebuild(bool with_previous) {
+    const float radius = static_cast<float>(derived_.support);
+    if (layout_ == Layout::index) {
+        StageClock clock(stage_seconds_[construction]);
+        build_positions_ = position_;
+        builder_.build(build_positions_.data(), size(), grid_, radius, OutsidePolicy::exclude);
+        if (builder_.binned_count() != active_ || active_ == 0) {
+            // Someone left the domain (or the first build): excluded particles go last, the
+            // structure is built again on that order.
+            move_excluded_last(with_previous);
+            build_positions_ = position_;
+            builder_.build(build_positions_.data(), size(), grid_, radius, OutsidePolicy::exclude);
+        }
+        active_ = builder_.binned_count();
+        return;
+    }
     {
         StageClock clock(stage_seconds_[construction]);
-        builder_.build(position_.data(), size(), grid_, static_cast<float>(derived_.support),
-                       OutsidePolicy::exclude);
+        builder_.build(position_.data(), size(), grid_, radius, OutsidePolicy::exclude);
     }
     StageClock clock(stage_seconds_[reorder]);
     const std::vector<std::uint32_t>& permutation = builder_.permutation();
@@ -307,9 +330,30 @@ void CpuSimulation<D>::rebuild(bool with_previous) {
 }
 
 template <int D>
-template <class QueryT, class KernelT>
-void CpuSimulation<D>::interact_with(const KernelT& kernel) {
-    const NeighbourView<D> view = builder_.view();
+void CpuSimulation<D>::move_excluded_last(bool with_previous) {
+    std::vector<std::uint32_t> order;
+    order.reserve(size());
+    for (std::uint32_t i = 0; i < size(); ++i)
+        if (grid_.contains(build_positions_[i]))
+            order.push_back(i);
+    for (std::uint32_t i = 0; i < size(); ++i)
+        if (!grid_.contains(build_positions_[i]))
+            order.push_back(i);
+    gather(position_, scratch_vec_, order);
+    gather(velocity_, scratch_vec_, order);
+    gather(density_, scratch_float_, order);
+    gather(type_, scratch_type_, order);
+    gather(id_, scratch_id_, order);
+    if (with_previous) {
+        gather(previous_position_, scratch_vec_, order);
+        gather(previous_velocity_, scratch_vec_, order);
+        gather(previous_density_, scratch_float_, order);
+    }
+}
+
+template <int D>
+template <class QueryT, class ViewT, class KernelT>
+void CpuSimulation<D>::interact_with(const ViewT& view, const KernelT& kernel) {
     const ParticlesView<D> particles{velocity_.data(), density_.data(), pressure_.data(),
                                      type_.data()};
     const FluidConstants fluid = fluid_;
@@ -337,11 +381,11 @@ void CpuSimulation<D>::interact() {
     for (std::int64_t i = 0; i < n; ++i)
         pressure_[i] = tait_pressure(fluid_, density_[i]);
     // Runtime choice → compiled instantiation, once per pass (DESIGN.md).
-    std::visit(
-        [this](auto query, const auto& kernel) {
-            this->template interact_with<decltype(query)>(kernel);
-        },
-        query_, kernel_);
+    dispatch_neighbour_query<D>(query_, builder_.view(layout_), [this](auto query, const auto& view) {
+        std::visit(
+            [&](const auto& kernel) { this->template interact_with<decltype(query)>(view, kernel); },
+            kernel_);
+    });
 }
 
 template <int D>

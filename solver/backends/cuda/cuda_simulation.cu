@@ -29,6 +29,8 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
                                   const CudaOptions& options)
     : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
+      layout_(c.neighbours.construction == Construction::linked_list ? Layout::index
+                                                                      : c.neighbours.layout),
       integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
       cfl_(c.constants.cfl),
       density_min_(static_cast<float>(c.physics.density_min_ratio * c.constants.rho0)),
@@ -43,19 +45,32 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
       dt_(state.last_dt), steps_(state.steps),
       binned_(n_ - static_cast<std::uint32_t>(state.excluded.size())),
       recorded_exclusions_(n_ - binned_) {
-    // Packed in the state's order; at t = 0 the domain must hold every particle (the CPU
-    // backend's rule and message); a restored state's excluded particles lie outside it.
+    // Packed in the state's order, except that particles outside the domain go last (the order
+    // an index layout keeps; a reorder layout sorts anyway). At t = 0 the domain must hold every
+    // particle (the CPU backend's rule and message); a restored state's excluded particles lie
+    // outside it.
+    std::vector<std::uint32_t> order;
+    order.reserve(n_);
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::uint32_t i = 0; i < n_; ++i)
+            if (grid_.contains(from_array3<D>(state.position[i])) == (pass == 0))
+                order.push_back(i);
     std::vector<Vec<D>> position(n_);
     std::vector<Float4> motion(n_);
     std::vector<Vec<D>> velocity(n_);
+    std::vector<std::uint32_t> id(n_);
+    std::vector<float> density(n_);
     std::uint32_t outside = 0, first_outside = 0;
-    for (std::uint32_t i = 0; i < n_; ++i) {
+    for (std::uint32_t k = 0; k < n_; ++k) {
+        const std::uint32_t i = order[k];
         const Vec<D> x = from_array3<D>(state.position[i]);
         if (!grid_.contains(x) && outside++ == 0)
             first_outside = i;
-        velocity[i] = from_array3<D>(state.velocity[i]);
-        pack_particle<D>(fluid_, x, velocity[i], state.density[i], state.type[i], position[i],
-                         motion[i]);
+        velocity[k] = from_array3<D>(state.velocity[i]);
+        id[k] = state.id[i];
+        density[k] = state.density[i];
+        pack_particle<D>(fluid_, x, velocity[k], state.density[i], state.type[i], position[k],
+                         motion[k]);
     }
     if (outside && !restored) {
         std::ostringstream msg;
@@ -74,7 +89,9 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
     // Everything a step touches is allocated here.
     builder_.reserve(n_, grid_.bin_count());
-    position_.allocate(n_, account_);
+    position_[0].allocate(n_, account_);
+    if (layout_ == Layout::index)
+        position_[1].allocate(n_, account_);
     for (int b = 0; b < 2; ++b) {
         motion_[b].allocate(n_, account_);
         id_[b].allocate(n_, account_);
@@ -90,19 +107,22 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     scalars_.allocate(1, account_);
     host_scalars_.allocate(1);
 
-    upload(position_.get(), position, stream_);
+    upload(position_[0].get(), position, stream_);
     upload(motion_[0].get(), motion, stream_);
-    upload(id_[0].get(), state.id, stream_);
+    upload(id_[0].get(), id, stream_);
     if (!symplectic) { // Verlet's step n−1: saved, or at t = 0 the initial state itself
         if (!state.previous_velocity.empty()) {
             std::vector<Vec<D>> previous(n_);
-            for (std::uint32_t i = 0; i < n_; ++i)
-                previous[i] = from_array3<D>(state.previous_velocity[i]);
+            std::vector<float> previous_density(n_);
+            for (std::uint32_t k = 0; k < n_; ++k) {
+                previous[k] = from_array3<D>(state.previous_velocity[order[k]]);
+                previous_density[k] = state.previous_density[order[k]];
+            }
             upload(previous_velocity_[0].get(), previous, stream_);
-            upload(previous_density_[0].get(), state.previous_density, stream_);
+            upload(previous_density_[0].get(), previous_density, stream_);
         } else {
             upload(previous_velocity_[0].get(), velocity, stream_);
-            upload(previous_density_[0].get(), state.density, stream_);
+            upload(previous_density_[0].get(), density, stream_);
         }
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
@@ -144,24 +164,77 @@ void CudaSimulation<D>::mark(Stage finished) {
 
 template <int D>
 void CudaSimulation<D>::rebuild() {
-    view_ = builder_.build(position_.get(), n_, grid_, radius_, OutsidePolicy::exclude, stream_);
+    view_ = builder_.build_view(positions(), n_, grid_, radius_, OutsidePolicy::exclude, layout_,
+                                stream_);
     mark(construction);
-    const int next = 1 - current_;
-    gather(stream_, builder_.d_permutation(), n_,
-           GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-           GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
-    current_ = next;
+    if (layout_ == Layout::reorder) {
+        const int next = 1 - current_;
+        gather(stream_, builder_.d_permutation(), n_,
+               GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+               GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
+        current_ = next;
+    }
     view_ready_ = true;
     mark(reorder);
 }
 
-/// std::visit functors (named structs: nvcc and generic lambdas in templates do not mix well).
+template <int D>
+BuildOrder<D> CudaSimulation<D>::build_order() const {
+    const bool sorted = layout_ == Layout::reorder;
+    return BuildOrder<D>{view_positions(), sorted ? d_binned() : nullptr,
+                         sorted ? builder_.d_permutation() : nullptr, grid_};
+}
+
+template <int D>
+void CudaSimulation<D>::move_excluded_last() {
+    // What the last build held: inside the grid box at the positions it read.
+    const std::vector<Vec<D>> built = download(view_positions(), n_, stream_);
+    std::vector<std::uint32_t> order;
+    order.reserve(n_);
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::uint32_t i = 0; i < n_; ++i)
+            if (grid_.contains(built[i]) == (pass == 0))
+                order.push_back(i);
+    DeviceMemoryAccount scratch;
+    DeviceArray<std::uint32_t> d_order;
+    d_order.allocate(n_, scratch);
+    upload(d_order.get(), order, stream_);
+    const int next = 1 - current_;
+    gather(stream_, d_order.get(), n_,
+           GatherPair<Vec<D>>{positions(), position_[1 - position_current_].get()},
+           GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+           GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
+    position_current_ = 1 - position_current_;
+    current_ = next;
+    if (integrator_ == IntegratorKind::verlet) {
+        const int in = previous_current_, out = 1 - previous_current_;
+        gather(stream_, d_order.get(), n_,
+               GatherPair<Vec<D>>{previous_velocity_[in].get(), previous_velocity_[out].get()},
+               GatherPair<float>{previous_density_[in].get(), previous_density_[out].get()});
+        previous_current_ = out;
+    }
+    SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_)); // d_order is freed on return
+    view_ready_ = false; // the view's arrays are no longer the state's order
+}
+
+/// Dispatch functors (named structs: nvcc and generic lambdas in templates do not mix well).
+template <int D, class QueryT, class ViewT>
+struct LaunchInteractionWith {
+    CudaSimulation<D>* simulation;
+    const ViewT* view;
+    template <class KernelT>
+    void operator()(const KernelT& kernel) const {
+        simulation->template launch_interaction<QueryT>(*view, kernel);
+    }
+};
+
 template <int D>
 struct LaunchInteraction {
     CudaSimulation<D>* simulation;
-    template <class QueryT, class KernelT>
-    void operator()(QueryT, const KernelT& kernel) const {
-        simulation->template launch_interaction<QueryT>(kernel);
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        std::visit(LaunchInteractionWith<D, QueryT, ViewT>{simulation, &view},
+                   simulation->kernels());
     }
 };
 
@@ -169,24 +242,24 @@ template <int D>
 struct LaunchCount {
     CudaSimulation<D>* simulation;
     std::uint32_t* d_counts;
-    template <class QueryT>
-    void operator()(QueryT) const {
-        simulation->template launch_count<QueryT>(d_counts);
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        simulation->template launch_count<QueryT>(view, d_counts);
     }
 };
 
 template <int D>
-template <class QueryT, class KernelT>
-void CudaSimulation<D>::launch_interaction(const KernelT& kernel) {
-    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
+template <class QueryT, class ViewT, class KernelT>
+void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel) {
+    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction == CudaInteraction::direct) {
-        interaction_kernel<QueryT, D, KernelT, 0><<<blocks, interaction_block, 0, stream_>>>(
-            view_, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get());
+        interaction_kernel<QueryT, ViewT, KernelT, 0><<<blocks, interaction_block, 0, stream_>>>(
+            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get());
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
-        auto* function = &interaction_kernel<QueryT, D, KernelT, capacity>;
+        auto* function = &interaction_kernel<QueryT, ViewT, KernelT, capacity>;
         // Above 48 KB of shared memory (queue + CUB's storage) a kernel must opt in; once per
         // instantiation.
         static const bool configured = [function] {
@@ -196,14 +269,14 @@ void CudaSimulation<D>::launch_interaction(const KernelT& kernel) {
         }();
         (void)configured;
         function<<<blocks, interaction_block, shared, stream_>>>(
-            view_, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get());
+            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get());
     }
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
 template <int D>
 void CudaSimulation<D>::interact() {
-    std::visit(LaunchInteraction<D>{this}, query_, kernel_);
+    dispatch_neighbour_query<D>(query_, view_, LaunchInteraction<D>{this});
     mark(interaction);
 }
 
@@ -223,19 +296,20 @@ void CudaSimulation<D>::step() {
         time_step_kernel<<<1, 1, 0, stream_>>>(fluid_, cfl_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         predict_kernel<D><<<blocks, block_size, 0, stream_>>>(
-            view_.positions, position_.get(), motion_[current_].get(), derivatives_.get(),
-            previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(),
-            d_binned(), n_, fluid_, scalars_.get());
+            build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
+            previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
+            fluid_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
+        integration_written();
         mark(integration);
         rebuild();
         interact();
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
-            view_.positions, position_.get(), motion_[current_].get(), derivatives_.get(),
-            builder_.d_permutation(), previous_position_.get(), previous_velocity_[0].get(),
-            previous_density_[0].get(), d_binned(), n_, fluid_, density_min_, density_max_,
-            scalars_.get());
+            build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
+            previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
+            fluid_, density_min_, density_max_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
+        integration_written();
         mark(integration);
     } else {
         rebuild();
@@ -245,11 +319,12 @@ void CudaSimulation<D>::step() {
         const bool euler = steps_ % static_cast<std::uint64_t>(verlet_reset_) == 0;
         const int in = previous_current_, out = 1 - previous_current_;
         verlet_kernel<D><<<blocks, block_size, 0, stream_>>>(
-            view_.positions, position_.get(), motion_[current_].get(), derivatives_.get(),
-            builder_.d_permutation(), previous_velocity_[in].get(), previous_density_[in].get(),
-            previous_velocity_[out].get(), previous_density_[out].get(), d_binned(), n_, euler,
-            fluid_, density_min_, density_max_, scalars_.get());
+            build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
+            previous_velocity_[in].get(), previous_density_[in].get(),
+            previous_velocity_[out].get(), previous_density_[out].get(), n_, euler, fluid_,
+            density_min_, density_max_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
+        integration_written();
         previous_current_ = out;
         mark(integration);
     }
@@ -274,6 +349,8 @@ void CudaSimulation<D>::step() {
     binned_ = s.binned;
     if (s.bad_count)
         fail(s.bad_count);
+    if (layout_ == Layout::index && n_ - binned_ != recorded_exclusions_)
+        move_excluded_last();
     record_exclusions();
 }
 
@@ -281,7 +358,7 @@ template <int D>
 void CudaSimulation<D>::fail(std::uint32_t device_bad_count) {
     // The rare path: the whole state comes to the host and the message is made as the CPU
     // backend makes it (offenders by ascending id, at most 5).
-    const std::vector<Vec<D>> position = download(position_.get(), n_, stream_);
+    const std::vector<Vec<D>> position = download(positions(), n_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
     const std::vector<std::uint32_t> id = download(id_[current_].get(), n_, stream_);
     std::vector<Offender<D>> offenders;
@@ -308,7 +385,7 @@ void CudaSimulation<D>::record_exclusions() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(id.data(), id_[current_].get() + binned_,
                                       tail * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       stream_));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), position_.get() + binned_,
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), positions() + binned_,
                                       tail * sizeof(Vec<D>), cudaMemcpyDeviceToHost, stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     exclusions_.record(
@@ -342,12 +419,13 @@ std::size_t CudaSimulation<D>::device_bytes() const {
 }
 
 template <int D>
-template <class QueryT>
-void CudaSimulation<D>::launch_count(std::uint32_t* d_counts_by_id) {
+template <class QueryT, class ViewT>
+void CudaSimulation<D>::launch_count(const ViewT& view, std::uint32_t* d_counts_by_id) {
     if (n_ == 0)
         return;
-    count_neighbours_kernel<QueryT, D><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
-        view_, builder_.d_permutation(), id_[current_].get(), d_counts_by_id);
+    count_neighbours_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+        view, n_, indexes_input_order<ViewT> ? nullptr : builder_.d_permutation(),
+        id_[current_].get(), d_counts_by_id);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -359,9 +437,10 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
     SLUICE_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, n_ * sizeof(std::uint32_t), stream_));
     // A fresh build of the current positions; the state arrays are not reordered (the next
     // step builds again from them).
-    view_ = builder_.build(position_.get(), n_, grid_, radius_, OutsidePolicy::exclude, stream_);
+    view_ = builder_.build_view(positions(), n_, grid_, radius_, OutsidePolicy::exclude, layout_,
+                                stream_);
     view_ready_ = false; // this view is not the state's order: a gauge sample rebuilds
-    std::visit(LaunchCount<D>{this, counts.get()}, query_);
+    dispatch_neighbour_query<D>(query_, view_, LaunchCount<D>{this, counts.get()});
     return download(counts.get(), n_, stream_);
 }
 

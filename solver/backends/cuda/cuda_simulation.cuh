@@ -28,6 +28,8 @@ namespace sluice::gpu {
 template <int D>
 class CudaSimulation final : public GpuSimulation {
 public:
+    const KernelVariant<D>& kernels() const { return kernel_; }
+
     /// From a state: the initial one (restored = false: every particle must lie in the domain)
     /// or a checkpoint's (its excluded particles stay excluded and unreported).
     CudaSimulation(const Case& c, const DerivedConstants& derived, const SimulationState& state,
@@ -57,24 +59,45 @@ public:
     }
     std::vector<std::uint32_t> neighbour_counts() override;
 
-    // Launches, dispatched by std::visit over (query, kernel) (public for the functors below).
-    template <class QueryT, class KernelT>
-    void launch_interaction(const KernelT& kernel);
-    template <class QueryT>
-    void launch_count(std::uint32_t* d_counts_by_id);
-    template <class QueryT, class KernelT>
-    void launch_gauges(const KernelT& kernel, std::uint32_t count, GaugeSums<D>* sums);
-    template <class QueryT>
-    void launch_front(const GaugeRequest::Front& f, float distance, std::uint32_t* d_keys);
+    // Launches, dispatched over (query, view, kernel) (public for the functors below).
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_interaction(const ViewT& view, const KernelT& kernel);
+    template <class QueryT, class ViewT>
+    void launch_count(const ViewT& view, std::uint32_t* d_counts_by_id);
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
+                       GaugeSums<D>* sums);
+    template <class QueryT, class ViewT>
+    void launch_front(const ViewT& view, const GaugeRequest::Front& f, float distance,
+                      std::uint32_t* d_keys);
 
 private:
     using Stage = StepStage;
 
-    /// Build on the state's positions, gather motion and id into the new order.
+    /// Build on the state's positions; reorder: gather motion and id into the new order.
     void rebuild();
     void interact();
     void mark(Stage finished);
-    const std::uint32_t* d_binned() const { return view_.pbm + grid_.bin_count(); }
+    const std::uint32_t* d_binned() const { return builder_.d_binned_count(); }
+    /// The state's positions (in an index layout, the buffer the last integration wrote).
+    Vec<D>* positions() const { return position_[position_current_].get(); }
+    /// What the last build read: its sorted copy (reorder) or the state's positions (index).
+    const Vec<D>* view_positions() const {
+        return std::visit([](const auto& v) -> const Vec<D>* { return v.positions; }, view_);
+    }
+    /// The last build's order and membership, for the integration kernels.
+    BuildOrder<D> build_order() const;
+    /// Where an integration kernel writes positions: never the array the build read.
+    Vec<D>* integration_output() const {
+        return position_[layout_ == Layout::index ? 1 - position_current_ : 0].get();
+    }
+    void integration_written() {
+        if (layout_ == Layout::index)
+            position_current_ = 1 - position_current_;
+    }
+    /// Index layout: moves the particles the last build excluded to the end of the state's
+    /// arrays (stable), as the reorder layout's sort does; rare (a particle left the domain).
+    void move_excluded_last();
     void record_exclusions();
     [[noreturn]] void fail(std::uint32_t device_bad_count);
 
@@ -83,6 +106,7 @@ private:
     FluidConstants fluid_;
     KernelVariant<D> kernel_;
     QueryTag query_;
+    Layout layout_;
     IntegratorKind integrator_;
     int verlet_reset_;
     double cfl_;
@@ -97,10 +121,12 @@ private:
     cudaStream_t stream_ = nullptr;
     DeviceMemoryAccount account_;
     CudaNeighbourBuilder<D> builder_;
-    NeighbourView<D> view_{};
+    AnyNeighbourView<D> view_{};
 
-    // state, in the bin order of the last build (positions: what the integration wrote)
-    DeviceArray<Vec<D>> position_;
+    // state, in the bin order of the last build (positions: what the integration wrote), or in
+    // an index layout in the state's own order (excluded particles last)
+    DeviceArray<Vec<D>> position_[2]; ///< [1]: index layout only (the build reads the other)
+    int position_current_ = 0;
     DeviceArray<Float4> motion_[2];
     DeviceArray<std::uint32_t> id_[2];
     int current_ = 0; ///< which of motion_/id_ holds the state

@@ -16,7 +16,7 @@ namespace sluice::gpu {
 
 template <int D>
 Snapshot CudaSimulation<D>::snapshot() const {
-    const std::vector<Vec<D>> position = download(position_.get(), binned_, stream_);
+    const std::vector<Vec<D>> position = download(positions(), binned_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
     const std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
     return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(),
@@ -36,7 +36,7 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     slot.binned = binned_;
     // Staging copy on the simulation's stream (ordered before the next step's writes), then the
     // transfer to pinned memory on the side stream while the simulation carries on.
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_position.get(), position_.get(),
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_position.get(), positions(),
                                       binned_ * sizeof(Vec<D>), cudaMemcpyDeviceToDevice, stream_));
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_motion.get(), motion_[current_].get(),
                                       binned_ * sizeof(Float4), cudaMemcpyDeviceToDevice, stream_));
@@ -57,14 +57,27 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     return std::async(std::launch::deferred, [lease] { return lease->take(); });
 }
 
+template <int D, class QueryT, class ViewT>
+struct LaunchGaugesWith {
+    CudaSimulation<D>* simulation;
+    const ViewT* view;
+    std::uint32_t count;
+    GaugeSums<D>* sums;
+    template <class KernelT>
+    void operator()(const KernelT& kernel) const {
+        simulation->template launch_gauges<QueryT>(*view, kernel, count, sums);
+    }
+};
+
 template <int D>
 struct LaunchGauges {
     CudaSimulation<D>* simulation;
     std::uint32_t count;
     GaugeSums<D>* sums;
-    template <class QueryT, class KernelT>
-    void operator()(QueryT, const KernelT& kernel) const {
-        simulation->template launch_gauges<QueryT>(kernel, count, sums);
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        std::visit(LaunchGaugesWith<D, QueryT, ViewT>{simulation, &view, count, sums},
+                   simulation->kernels());
     }
 };
 
@@ -74,44 +87,44 @@ struct LaunchFront {
     const GaugeRequest::Front* front;
     float distance;
     std::uint32_t* d_keys;
-    template <class QueryT>
-    void operator()(QueryT) const {
-        simulation->template launch_front<QueryT>(*front, distance, d_keys);
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        simulation->template launch_front<QueryT>(view, *front, distance, d_keys);
     }
 };
 
 template <int D>
-template <class QueryT, class KernelT>
-void CudaSimulation<D>::launch_gauges(const KernelT& kernel, std::uint32_t count,
-                                      GaugeSums<D>* sums) {
-    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
+template <class QueryT, class ViewT, class KernelT>
+void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel,
+                                      std::uint32_t count, GaugeSums<D>* sums) {
+    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     // A warp per point.
-    gauge_kernel<QueryT, D, KernelT>
+    gauge_kernel<QueryT, ViewT, KernelT>
         <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
-            view_, particles, kernel, fluid_, gauge_points_.get(), count, sums);
+            view, particles, kernel, fluid_, gauge_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
 template <int D>
-template <class QueryT>
-void CudaSimulation<D>::launch_front(const GaugeRequest::Front& f, float distance,
-                                     std::uint32_t* d_keys) {
+template <class QueryT, class ViewT>
+void CudaSimulation<D>::launch_front(const ViewT& view, const GaugeRequest::Front& f,
+                                     float distance, std::uint32_t* d_keys) {
     // No host decision in between: the farthest fluid particle; then the neighbour test for
     // those within one distance of it, 16 distances, and every particle, each pass only if the
     // narrower ones found none (the front is almost always within the first: droplets ahead
     // of it are few). Keys: [0] farthest, [1..3] the passes.
-    const PackedParticlesView<D> particles{view_.positions, motion_[current_].get()};
+    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
     const float sign = static_cast<float>(f.sign);
     const unsigned blocks = blocks_for(n_, block_size);
     SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), stream_));
-    front_max_kernel<D><<<blocks, block_size, 0, stream_>>>(view_, particles, axis, sign, d_keys);
+    front_max_kernel<<<blocks, block_size, 0, stream_>>>(view, particles, n_, axis, sign, d_keys);
     SLUICE_CUDA_CHECK_LAUNCH();
     const float windows[3] = {distance, 16.0f * distance, -1.0f};
     for (int pass = 0; pass < 3; ++pass) {
-        front_test_kernel<QueryT, D><<<blocks, block_size, 0, stream_>>>(
-            view_, particles, axis, sign, windows[pass], distance * distance, d_keys, d_keys + 1,
-            pass, d_keys + 1 + pass);
+        front_test_kernel<QueryT><<<blocks, block_size, 0, stream_>>>(
+            view, particles, n_, axis, sign, windows[pass], distance * distance, d_keys,
+            d_keys + 1, pass, d_keys + 1 + pass);
         SLUICE_CUDA_CHECK_LAUNCH();
     }
 }
@@ -121,10 +134,12 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
     if (!view_ready_) {
         // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
         // motion and id into the new order; the positions follow here (in a step the
-        // integration writes them in that order from the sorted copy).
+        // integration writes them in that order from the sorted copy). An index layout keeps
+        // the state's order: nothing moves.
         rebuild();
-        SLUICE_CUDA_CHECK(cudaMemcpyAsync(position_.get(), view_.positions, n_ * sizeof(Vec<D>),
-                                          cudaMemcpyDeviceToDevice, stream_));
+        if (layout_ == Layout::reorder)
+            SLUICE_CUDA_CHECK(cudaMemcpyAsync(positions(), view_positions(), n_ * sizeof(Vec<D>),
+                                              cudaMemcpyDeviceToDevice, stream_));
     }
     const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
     const std::size_t fronts = request.fronts.size();
@@ -153,11 +168,13 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
     slot.fronts = request.fronts;
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
     if (count > 0) // straight into the slot's mapped host memory
-        std::visit(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, query_, kernel_);
+        dispatch_neighbour_query<D>(query_, view_,
+                                    LaunchGauges<D>{this, count, slot.sums.device_pointer()});
     for (std::size_t f = 0; f < fronts; ++f)
-        std::visit(LaunchFront<D>{this, &request.fronts[f], request.front_neighbour_distance,
-                                  front_keys_.get() + front_keys * f},
-                   query_);
+        dispatch_neighbour_query<D>(query_, view_,
+                                    LaunchFront<D>{this, &request.fronts[f],
+                                                   request.front_neighbour_distance,
+                                                   front_keys_.get() + front_keys * f});
     if (fronts > 0)
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.keys.get(), front_keys_.get(),
                                           front_keys * fronts * sizeof(std::uint32_t),
@@ -177,7 +194,7 @@ GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
 
 template <int D>
 SimulationState CudaSimulation<D>::save_state() const {
-    const std::vector<Vec<D>> position = download(position_.get(), n_, stream_);
+    const std::vector<Vec<D>> position = download(positions(), n_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
     SimulationState s;
     s.dimension = D;

@@ -219,10 +219,10 @@ make_packed_visitor(const PackedParticlesView<D>& particles, const KernelT& kern
 }
 
 /// interact_particle (physics.h) over the packed layout: one neighbour query, all derivatives of
-/// bin-order particle i.
-template <class QueryT, int D, class KernelT>
+/// particle i (the view's index).
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE Derivatives<D>
-interact_packed_particle(const NeighbourView<D>& view, const PackedParticlesView<D>& particles,
+interact_packed_particle(const ViewT& view, const PackedParticlesView<D>& particles,
                          const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
     const Vec<D> x = detail::load_position(view.positions + i);
     PackedInteractionVisitor<D, KernelT> visitor =

@@ -42,6 +42,46 @@ struct MaxOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
+/// Whether the particle at view index i (< n) is in the view's structure, and its position.
+/// Bin order (NeighbourView): the first view.size() particles are; an index layout keeps its
+/// order, so a particle is in when the build found it inside the grid box (OutsidePolicy::exclude,
+/// the backend's policy: the same test as bin_key's).
+template <class ViewT, int D = ViewT::dimension>
+__device__ __forceinline__ bool load_if_binned(const ViewT& view, std::uint32_t i, std::uint32_t n,
+                                               Vec<D>& x) {
+    if constexpr (indexes_input_order<ViewT>) {
+        if (i >= n)
+            return false;
+        x = detail::load_position(view.positions + i);
+        return view.grid.contains(x);
+    } else {
+        const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
+        if (i >= binned || i >= n)
+            return false;
+        x = detail::load_position(view.positions + i);
+        return true;
+    }
+}
+
+/// What the integration kernels need of the last build: its positions (bin order, or the state's
+/// order in an index layout) and which particles it held; `binned` (→ pbm[nbins]) for bin order,
+/// null for an index layout, where the grid test decides; `permutation` maps an index to the
+/// one previous_* arrays were written at (bin order: the predictor's order; null: the same).
+template <int D>
+struct BuildOrder {
+    const Vec<D>* positions;
+    const std::uint32_t* binned;
+    const std::uint32_t* permutation;
+    GridSpec<D> grid;
+
+    __device__ __forceinline__ bool holds(std::uint32_t i, const Vec<D>& x) const {
+        return binned ? i < *binned : grid.contains(x);
+    }
+    __device__ __forceinline__ std::uint32_t previous_index(std::uint32_t i) const {
+        return permutation ? permutation[i] : i;
+    }
+};
+
 /// Shared-memory queue capacity per thread of the queued interaction (entries of 4 bytes): above
 /// the 81 (3D, h = 1.3 dp) and 25 (2D, h = 1.41 dp) neighbours of a lattice particle. A particle
 /// with more neighbours still comes out right: its queue is drained whenever it fills.
@@ -78,14 +118,14 @@ struct NeighbourQueue {
     }
 };
 
-/// One interaction pass over the binned particles (bin-order index i < pbm[nbins]): derivatives
+/// One interaction pass over the binned particles (load_if_binned): derivatives
 /// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
 /// max on their bit patterns (non-negative floats order like their bits).
 /// QueueT = 0: direct visitor; else the queued one with QueueT entries per thread in dynamic
 /// shared memory.
-template <class QueryT, int D, class KernelT, int QueueT>
+template <class QueryT, class ViewT, class KernelT, int QueueT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
-    interaction_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, KernelT kernel,
+    interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                        FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
                        StepScalars* __restrict__ scalars) {
     using BlockReduce = cub::BlockReduce<float, interaction_block>;
@@ -93,10 +133,9 @@ __global__ void __launch_bounds__(interaction_block)
     extern __shared__ std::uint32_t queue_storage[];
 
     const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
-    const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
     float acceleration2 = 0.0f, mu = 0.0f;
-    if (i < binned && i < n) {
-        const Vec<D> x = detail::load_position(view.positions + i);
+    Vec<D> x;
+    if (load_if_binned(view, i, n, x)) {
         PackedInteractionVisitor<D, KernelT> pair = make_packed_visitor(
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
@@ -133,21 +172,21 @@ static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalar
     scalars->dt_float = static_cast<float>(dt);
 }
 
-/// Symplectic predictor over bin order: binned particles move (integrators.h); excluded ones
-/// (i ≥ pbm[nbins]) keep their sorted position. Reads the view's sorted positions, writes the
-/// state's position array, and state n into previous_* (in this bin order).
+/// Symplectic predictor over the build's order: binned particles move (integrators.h); excluded
+/// ones keep their position. Reads the build's positions, writes the state's position array
+/// (another array), and state n into previous_* (in this order).
 template <int D>
 __global__ void __launch_bounds__(block_size)
-    predict_kernel(const Vec<D>* __restrict__ sorted, Vec<D>* __restrict__ position,
+    predict_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position,
                    Float4* __restrict__ motion, const Float4* __restrict__ derivatives,
                    Vec<D>* __restrict__ previous_position, Vec<D>* __restrict__ previous_velocity,
-                   float* __restrict__ previous_density, const std::uint32_t* __restrict__ binned,
-                   std::uint32_t n, FluidConstants c, const StepScalars* __restrict__ scalars) {
+                   float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
+                   const StepScalars* __restrict__ scalars) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     if (i >= n)
         return;
-    const Vec<D> x = detail::load_position(sorted + i);
-    if (i >= *binned) {
+    const Vec<D> x = detail::load_position(order.positions + i);
+    if (!order.holds(i, x)) {
         position[i] = x;
         return;
     }
@@ -161,28 +200,26 @@ __global__ void __launch_bounds__(block_size)
     previous_density[i] = previous.density;
 }
 
-/// Symplectic corrector over the new bin order, plus the failure check of every particle.
-/// previous_* are in the predictor's bin order: particle i reads them at permutation[i].
+/// Symplectic corrector over the new build's order, plus the failure check of every particle.
+/// previous_* are in the predictor's order: particle i reads them at order.previous_index(i).
 template <int D>
 __global__ void __launch_bounds__(block_size)
-    correct_kernel(const Vec<D>* __restrict__ sorted, Vec<D>* __restrict__ position,
+    correct_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position,
                    Float4* __restrict__ motion, const Float4* __restrict__ derivatives,
-                   const std::uint32_t* __restrict__ permutation,
                    const Vec<D>* __restrict__ previous_position,
                    const Vec<D>* __restrict__ previous_velocity,
-                   const float* __restrict__ previous_density,
-                   const std::uint32_t* __restrict__ binned, std::uint32_t n, FluidConstants c,
+                   const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
                    float density_min, float density_max, StepScalars* __restrict__ scalars) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     if (i >= n)
         return;
-    const Vec<D> x = detail::load_position(sorted + i);
+    const Vec<D> x = detail::load_position(order.positions + i);
     bool bad;
-    if (i >= *binned) {
+    if (!order.holds(i, x)) {
         position[i] = x;
         bad = state_is_bad(unpack_particle(x, motion[i]), density_min, density_max);
     } else {
-        const std::uint32_t from = permutation[i];
+        const std::uint32_t from = order.previous_index(i);
         PreviousState<D> previous;
         previous.position = previous_position[from];
         previous.velocity = previous_velocity[from];
@@ -197,26 +234,25 @@ __global__ void __launch_bounds__(block_size)
         atomicAdd(&scalars->bad_count, 1u);
 }
 
-/// Verlet step over bin order, plus the failure check. previous_*_in are in the last step's bin
-/// order (read at permutation[i]); previous_*_out receive step n in this one.
+/// Verlet step over the build's order, plus the failure check. previous_*_in are in the last
+/// step's order (read at order.previous_index(i)); previous_*_out receive step n in this one.
 template <int D>
 __global__ void __launch_bounds__(block_size) verlet_kernel(
-    const Vec<D>* __restrict__ sorted, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
-    const Float4* __restrict__ derivatives, const std::uint32_t* __restrict__ permutation,
-    const Vec<D>* __restrict__ previous_velocity_in, const float* __restrict__ previous_density_in,
-    Vec<D>* __restrict__ previous_velocity_out, float* __restrict__ previous_density_out,
-    const std::uint32_t* __restrict__ binned, std::uint32_t n, bool euler, FluidConstants c,
+    BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+    const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_velocity_in,
+    const float* __restrict__ previous_density_in, Vec<D>* __restrict__ previous_velocity_out,
+    float* __restrict__ previous_density_out, std::uint32_t n, bool euler, FluidConstants c,
     float density_min, float density_max, StepScalars* __restrict__ scalars) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     if (i >= n)
         return;
-    const Vec<D> x = detail::load_position(sorted + i);
+    const Vec<D> x = detail::load_position(order.positions + i);
     bool bad;
-    if (i >= *binned) {
+    if (!order.holds(i, x)) {
         position[i] = x;
         bad = state_is_bad(unpack_particle(x, motion[i]), density_min, density_max);
     } else {
-        const std::uint32_t from = permutation[i];
+        const std::uint32_t from = order.previous_index(i);
         PreviousState<D> previous;
         previous.velocity = previous_velocity_in[from];
         previous.density = previous_density_in[from];
@@ -244,28 +280,29 @@ struct CountingVisitor {
     }
 };
 
-/// Neighbour counts of a fresh build, scattered to particle ids: the particle at bin-order k
-/// came from state index permutation[k], whose id is id[permutation[k]].
-template <class QueryT, int D>
-__global__ void count_neighbours_kernel(NeighbourView<D> view,
+/// Neighbour counts of a fresh build, scattered to particle ids: the particle at view index k
+/// came from state index permutation[k] (bin order; null: k itself), whose id is id[that].
+template <class QueryT, class ViewT>
+__global__ void count_neighbours_kernel(ViewT view, std::uint32_t n,
                                         const std::uint32_t* __restrict__ permutation,
                                         const std::uint32_t* __restrict__ id,
                                         std::uint32_t* __restrict__ counts_by_id) {
     const std::uint32_t k = blockIdx.x * block_size + threadIdx.x;
-    if (k >= view.size())
+    Vec<ViewT::dimension> x;
+    if (!load_if_binned(view, k, n, x))
         return;
     CountingVisitor visitor;
-    for_each_neighbour<QueryT>(view, detail::load_position(view.positions + k), visitor);
-    counts_by_id[id[permutation[k]]] = visitor.count;
+    for_each_neighbour<QueryT>(view, x, visitor);
+    counts_by_id[id[permutation ? permutation[k] : k]] = visitor.count;
 }
 
 /// Gauge sums at query points (physics/gauges.h), one warp per point: the lanes share the
 /// point's candidates (for_each_neighbour_shared) and their sums are added by shuffles. A few
 /// thousand points one thread each would leave the GPU idle, every thread waiting on its own
 /// chain of loads.
-template <class QueryT, int D, class KernelT>
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
-    gauge_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, KernelT kernel,
+    gauge_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                  FluidConstants c, const Vec<D>* __restrict__ points, std::uint32_t count,
                  GaugeSums<D>* __restrict__ sums) {
     const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
@@ -297,15 +334,15 @@ __device__ __forceinline__ void warp_max_into(std::uint32_t* key, std::uint32_t 
 
 /// The largest ordered_key(sign·x_axis) of the binned fluid particles into *key (0: none).
 /// One atomicMax per warp.
-template <int D>
+template <class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(block_size)
-    front_max_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
-                     std::uint32_t* __restrict__ key) {
+    front_max_kernel(ViewT view, PackedParticlesView<D> particles, std::uint32_t n, int axis,
+                     float sign, std::uint32_t* __restrict__ key) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
     std::uint32_t mine = 0;
-    if (i < binned && particles.motion(i).fluid)
-        mine = ordered_key(sign * detail::load_position(view.positions + i)[axis]);
+    Vec<D> x;
+    if (load_if_binned(view, i, n, x) && particles.motion(i).fluid)
+        mine = ordered_key(sign * x[axis]);
     warp_max_into(key, mine);
 }
 
@@ -314,10 +351,11 @@ __global__ void __launch_bounds__(block_size)
 /// one (*farthest, from front_max_kernel; a negative window: every particle). It runs only if
 /// no earlier, narrower pass found one (every `earlier` key is 0), so in the usual case the
 /// first pass, one spacing wide, decides and the wider ones return at once.
-template <class QueryT, int D>
+template <class QueryT, class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(block_size)
-    front_test_kernel(NeighbourView<D> view, PackedParticlesView<D> particles, int axis, float sign,
-                      float window, float limit2, const std::uint32_t* __restrict__ farthest,
+    front_test_kernel(ViewT view, PackedParticlesView<D> particles, std::uint32_t n, int axis,
+                      float sign, float window, float limit2,
+                      const std::uint32_t* __restrict__ farthest,
                       const std::uint32_t* __restrict__ earlier, int earlier_count,
                       std::uint32_t* __restrict__ key) {
     if (*farthest == 0)
@@ -327,10 +365,9 @@ __global__ void __launch_bounds__(block_size)
             return;
     const float threshold = window < 0.0f ? -3.0e38f : from_ordered_key(*farthest) - window;
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    const std::uint32_t binned = detail::load_pbm(view.pbm + view.grid.bin_count());
     std::uint32_t mine = 0;
-    if (i < binned && particles.motion(i).fluid) {
-        const Vec<D> x = detail::load_position(view.positions + i);
+    Vec<D> x;
+    if (load_if_binned(view, i, n, x) && particles.motion(i).fluid) {
         const float along = sign * x[axis];
         if (along >= threshold) {
             FluidNeighbourVisitor<D, PackedParticlesView<D>> test{particles, i, limit2};

@@ -42,8 +42,13 @@ std::string read_file(const std::string& path) {
 
 TEST(Bench, ModuleLists) {
     const std::vector<NeighbourModule> all = parse_module_list("all");
-    EXPECT_EQ(all.size(), 30u);
+    // (counting-sort, radix-sort) × 5 traversals × 2 layouts + linked-list × (moore, modular),
+    // each at 3 bin widths.
+    EXPECT_EQ(all.size(), 66u);
     EXPECT_EQ(all.front().name(), "counting-sort/strips/1");
+    EXPECT_EQ(all.back().name(), "linked-list/modular/0.333333/index");
+    EXPECT_EQ(parse_module_list("index").size(), 36u);
+    EXPECT_EQ(parse_module_list("reorder").size(), 30u);
     const std::vector<NeighbourModule> two =
         parse_module_list(" radix-sort/moore/0.5 ,counting-sort/strips/1");
     ASSERT_EQ(two.size(), 2u);
@@ -51,6 +56,8 @@ TEST(Bench, ModuleLists) {
     EXPECT_FLOAT_EQ(two[0].bin_width, 0.5f);
     EXPECT_THROW(parse_module_list("counting-sort/strips/1,"), std::invalid_argument);
     EXPECT_THROW(parse_module_list("heap-sort/strips/1"), std::invalid_argument);
+    EXPECT_THROW(parse_module_list("linked-list/hybrid/1"), std::invalid_argument);
+    EXPECT_EQ(parse_module_list("linked-list/moore/1")[0].layout, Layout::index);
     EXPECT_THROW(parse_module_list(""), std::invalid_argument);
 }
 

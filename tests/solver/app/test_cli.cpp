@@ -214,19 +214,23 @@ TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {
     write("small.xml", small_case);
     const Result r = sluice("tune small.xml --backend cpu --steps 2 "
                             "--modules counting-sort/strips/1,radix-sort/moore/0.5,"
-                            "counting-sort/hybrid/1",
+                            "counting-sort/hybrid/1,linked-list/modular/1",
                             dir_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "| rank | module | ms/step |")) << r.output;
     for (const char* module :
-         {"counting-sort/strips/1", "radix-sort/moore/0.5", "counting-sort/hybrid/1"})
+         {"counting-sort/strips/1", "radix-sort/moore/0.5", "counting-sort/hybrid/1",
+          "linked-list/modular/1/index"})
         EXPECT_TRUE(contains(r.output, module)) << module << " missing in:\n" << r.output;
     EXPECT_TRUE(contains(r.output, "put it in the case: <neighbours construction=\"")) << r.output;
     EXPECT_EQ(sluice("tune small.xml --modules bucket/strips/1", dir_).exit_code, 2);
+    const Result invalid = sluice("tune small.xml --modules linked-list/strips/1", dir_);
+    EXPECT_EQ(invalid.exit_code, 2);
+    EXPECT_TRUE(contains(invalid.output, "moore or modular")) << invalid.output;
 
     const Result run = sluice("run small.xml --out auto --backend cpu --neighbours auto", dir_);
     ASSERT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_TRUE(contains(run.output, "choosing the neighbour module (auto): 30 modules"))
+    EXPECT_TRUE(contains(run.output, "choosing the neighbour module (auto): 66 modules"))
         << run.output;
     const std::string json = read_file(dir_ / "auto" / "summary.json");
     EXPECT_TRUE(contains(json, R"("neighbour_tuning": {)")) << json;

@@ -51,10 +51,11 @@ inline void expect_failure(const Case& c, int max_steps, Backend backend) {
 
 /// Water flowing off the end of an open floor leaves the domain: those particles are excluded,
 /// counted, reported once each, and left out of snapshots.
-inline void check_exclusions(Backend backend) {
+inline void check_exclusions(Backend backend, const char* module = "counting-sort/strips/1") {
     Case c = tank_case_2d(0.02, 0.6, 0.6, box(0.0, 0.0, 0.3, 0.3));
     c.tank->faces = face_bottom | face_left;
     c.domain = box(-0.2, -0.3, 0.8, 0.8);
+    c.neighbours = parse_neighbour_module(module);
     auto sim = make_simulation(c, backend);
     const std::uint64_t fluid = sim->counts().fluid;
     std::set<std::uint32_t> reported;

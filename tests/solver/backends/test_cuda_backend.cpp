@@ -188,16 +188,7 @@ std::vector<std::uint32_t> brute_force_counts(const Snapshot& s, float radius) {
 
 template <int D>
 void check_neighbour_counts(const Case& base) {
-    const std::vector<NeighbourModule> modules = [] {
-        std::vector<NeighbourModule> m;
-        for (Construction c : {Construction::counting_sort, Construction::radix_sort})
-            for (const QueryTag& q :
-                 {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
-                  QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
-                for (float w : {1.0f, 0.5f, 1.0f / 3.0f})
-                    m.push_back({c, q, w});
-        return m;
-    }();
+    const std::vector<NeighbourModule> modules = all_neighbour_modules();
     std::vector<std::uint32_t> reference;
     for (const NeighbourModule& module : modules) {
         SCOPED_TRACE(module.name());
@@ -346,8 +337,9 @@ TEST(CudaBackend, GaugesAgreeWithCpu) {
                                                          : 1000.0;
                     SCOPED_TRACE(plan.columns()[i].name + " at step " + std::to_string(k));
                     ASSERT_EQ(std::isnan(a[i]), std::isnan(b[i])) << a[i] << " vs " << b[i];
-                    if (!std::isnan(a[i]))
+                    if (!std::isnan(a[i])) {
                         EXPECT_NEAR(a[i], b[i], 1e-3 * scale) << plan.columns()[i].unit;
+                    }
                 }
                 if (k == 150) {
                     std::printf("%dD gauges at step %d (cpu | gpu):", c->dimension, k);
@@ -430,7 +422,27 @@ TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
 
 TEST(CudaBackend, ParticlesLeavingTheDomainAreExcludedAndReported) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    test::check_exclusions(Backend::cuda);
+    for (const char* module : {"counting-sort/strips/1", "counting-sort/hybrid/0.5/index",
+                               "radix-sort/moore/1/index", "linked-list/modular/0.5"}) {
+        SCOPED_TRACE(module);
+        test::check_exclusions(Backend::cuda, module);
+    }
+}
+
+/// The index layouts and the linked list on the GPU against the CPU (same module), 2D and 3D,
+/// both integrators: the agreement tolerance of the reorder layout.
+TEST(CudaBackend, IndexLayoutsAgreeWithCpu) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    for (const char* module : {"counting-sort/strips/0.5/index", "linked-list/moore/1"}) {
+        Case c = test::dambreak_case(0.04);
+        c.neighbours = parse_neighbour_module(module);
+        expect_backends_agree(c, 200, 2.0, module);
+        c.physics.integrator = IntegratorKind::verlet;
+        expect_backends_agree(c, 200, 2.0, module);
+        Case c3 = dambreak_3d(0.02);
+        c3.neighbours = parse_neighbour_module(module);
+        expect_backends_agree(c3, 100, 0.2, module);
+    }
 }
 
 TEST(CudaBackend, FailureNamesStepTimeAndParticles) {

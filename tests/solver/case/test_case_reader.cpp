@@ -208,6 +208,32 @@ TEST(CaseReader, NeighboursAutoAsksForTheFastestModule) {
     EXPECT_TRUE(std::holds_alternative<MooreQuery>(off.neighbours.query));
 }
 
+TEST(CaseReader, NeighboursLayoutAndLinkedList) {
+    const Case c = parse_case(lines({head2, geometry2,
+                                     R"(<neighbours query="hybrid" binWidth="0.5" layout="index"/>)",
+                                     tail}),
+                              "t.xml");
+    EXPECT_EQ(c.neighbours.name(), "counting-sort/hybrid/0.5/index");
+    const Case list = parse_case(
+        lines({head2, geometry2, R"(<neighbours construction="linked-list" query="moore"/>)", tail}),
+        "t.xml");
+    EXPECT_EQ(list.neighbours.name(), "linked-list/moore/1/index");
+    // Invalid pairs: the line of the element and why.
+    for (const char* bad : {R"(<neighbours construction="linked-list"/>)", // strips by default
+                            R"(<neighbours construction="linked-list" query="moore" layout="reorder"/>)"}) {
+        try {
+            parse_case(lines({head2, geometry2, bad, tail}), "t.xml");
+            FAIL() << "no CaseError for " << bad;
+        } catch (const CaseError& e) {
+            EXPECT_EQ(e.line(), 3) << e.what();
+            EXPECT_NE(std::string(e.what()).find("linked-list"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(parse_case(lines({head2, geometry2, R"(<neighbours layout="sorted"/>)", tail}),
+                            "t.xml"),
+                 CaseError);
+}
+
 TEST(CaseReader, OutputElementSetsTheSnapshotFormat) {
     const Case defaults = parse_case(lines({head2, geometry2, tail}), "t.xml");
     EXPECT_EQ(defaults.output.format.compressor, Compressor::lz4);
