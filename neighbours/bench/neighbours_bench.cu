@@ -35,6 +35,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -61,7 +62,9 @@ struct Options {
     std::vector<int> neighbours = {40, 100};
     std::vector<float> widths = {1.0f, 0.5f, 1.0f / 3.0f};
     std::vector<Construction> constructions = {Construction::counting_sort,
-                                               Construction::radix_sort};
+                                               Construction::radix_sort,
+                                               Construction::linked_list};
+    std::vector<Layout> layouts = {Layout::reorder, Layout::index};
     std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}, ChordsQuery{}, ModularQuery{},
                                      HybridQuery{}};
     int reps = 20;
@@ -80,8 +83,12 @@ const char* usage = R"(neighbours_bench [options]
                        circles-run rows: query time averaged over the 200 steps)
   --neighbours LIST    average neighbour counts (default 40,100)
   --widths LIST        bin widths in (0, 1] (default 1,0.5,0.333333)
-  --constructions LIST counting-sort,radix-sort (default both)
+  --constructions LIST counting-sort,radix-sort,linked-list (default all three)
   --queries LIST       moore,strips,chords,modular,hybrid (default all five)
+  --layouts LIST       reorder,index (default both): reorder queries particles in bin order
+                       over the sorted copy; index queries them in a random order (the
+                       shuffled input, as agents created at random places are) through the
+                       permutation (PBM constructions) or the lists (linked-list, index only)
   --reps N             timed repetitions, median reported (default 20)
   --warmup N           untimed runs first (default 3)
   --steps N            Circles steps for circles-200 (default 200)
@@ -144,6 +151,10 @@ Options parse_options(int argc, char** argv) {
             o.constructions.clear();
             for (const auto& s : split(value()))
                 o.constructions.push_back(parse_construction(s));
+        } else if (arg == "--layouts") {
+            o.layouts.clear();
+            for (const auto& s : split(value()))
+                o.layouts.push_back(parse_layout(s));
         } else if (arg == "--queries") {
             o.queries.clear();
             for (const auto& s : split(value()))
@@ -317,9 +328,9 @@ struct CirclesVisitor {
     }
 };
 
-template <class QueryT, int D>
+template <class QueryT, class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(512)
-    count_kernel(NeighbourView<D> view, std::uint32_t n, std::uint32_t* __restrict__ counts) {
+    count_kernel(ViewT view, std::uint32_t n, std::uint32_t* __restrict__ counts) {
     const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n)
         return;
@@ -328,9 +339,9 @@ __global__ void __launch_bounds__(512)
     counts[k] = visit.count;
 }
 
-template <class QueryT, int D>
-__global__ void __launch_bounds__(512) circles_kernel(NeighbourView<D> view, std::uint32_t n,
-                                                      float env_max, Vec<D>* __restrict__ out) {
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+__global__ void __launch_bounds__(512) circles_kernel(ViewT view, std::uint32_t n, float env_max,
+                                                      Vec<D>* __restrict__ out) {
     const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n)
         return;
@@ -485,6 +496,7 @@ struct QueryResult {
     double count_ms = std::nan(""), circles_ms = std::nan("");
     double candidates = 0, neighbours = 0, ranges = 0; ///< per particle
     double bytes_circles = 0, bytes_count = 0;         ///< logical bytes per query
+    double pbm_loads = 0, bins = 0;                    ///< per particle
     double run_median_ms = std::nan("");               ///< circles-run: median over the steps
 };
 
@@ -501,6 +513,7 @@ struct Row {
     ConstructionResult build;
     QueryResult query_result;
     bool has_build = true;
+    Layout layout = Layout::reorder;
 };
 
 std::string width_name(float w) {
@@ -512,8 +525,10 @@ std::string width_name(float w) {
     return s.str();
 }
 
-std::string module_name(Construction c, const std::string& q, float w) {
-    return std::string(construction_name(c)) + "/" + q + "/" + width_name(w);
+std::string module_name(Construction c, const std::string& q, float w,
+                        Layout layout = Layout::reorder) {
+    return std::string(construction_name(c)) + "/" + q + "/" + width_name(w) +
+           (layout == Layout::index ? "/index" : "");
 }
 
 /// "clear:0.0039|histogram:0.0123|..." (CSV) or "clear 0.0039, histogram 0.0123, ..." (markdown,
@@ -556,33 +571,70 @@ public:
             reference.build(d_shuffled_.get(), n, grid, search_radius, OutsidePolicy::clamp, s);
             SLUICE_CUDA_CHECK(cudaMemcpyAsync(d_presorted_.get(), reference.d_sorted_positions(),
                                               n * sizeof(Vec<D>), cudaMemcpyDeviceToDevice, s));
-            std::map<Construction, ConstructionResult> builds;
+            std::map<std::pair<Construction, Layout>, ConstructionResult> builds;
             for (Construction c : o_.constructions)
-                builds[c] = time_construction(c, grid, n);
+                for (Layout layout : o_.layouts)
+                    if (valid(c, layout))
+                        builds[{c, layout}] = time_construction(c, layout, grid, n);
 
-            // Queries on the structure built from the presorted input.
+            // Queries: reorder on the structure built from the presorted input (particles and
+            // threads in bin order); index through the permutation or the lists over the
+            // shuffled input (particles and threads in a random order).
             const NeighbourView<D> view = reference.build(d_presorted_.get(), n, grid,
                                                           search_radius, OutsidePolicy::clamp, s);
+            CudaNeighbourBuilder<D> indexed(Construction::counting_sort),
+                linked(Construction::linked_list);
+            const AnyNeighbourView<D> index_view = indexed.build_view(
+                d_shuffled_.get(), n, grid, search_radius, OutsidePolicy::clamp, Layout::index, s);
+            const AnyNeighbourView<D> list_view = linked.build_view(
+                d_shuffled_.get(), n, grid, search_radius, OutsidePolicy::clamp, Layout::index, s);
             for (const QueryTag& q : o_.queries) {
-                const QueryResult qr = std::visit(
-                    [&](auto tag) { return time_query<decltype(tag)>(view, n, data.env_max); }, q);
-                for (Construction c : o_.constructions) {
-                    Row row{D,
-                            n,
-                            data.name,
-                            target,
-                            data.note,
-                            c,
-                            std::string(query_name(q)),
-                            w,
-                            grid.bin_count(),
-                            builds[c],
-                            qr,
-                            true};
-                    rows_.push_back(row);
-                }
+                const QueryResult stats =
+                    std::visit([&](auto tag) { return query_stats<decltype(tag)>(view, n); }, q);
+                for (Layout layout : o_.layouts)
+                    for (bool lists : {false, true}) {
+                        if (lists && (layout == Layout::reorder || query_needs_pbm(q)))
+                            continue;
+                        const bool wanted = std::any_of(
+                            o_.constructions.begin(), o_.constructions.end(), [&](Construction c) {
+                                return (c == Construction::linked_list) == lists;
+                            });
+                        if (!wanted)
+                            continue;
+                        QueryResult qr;
+                        dispatch_neighbour_query<D>(
+                            q,
+                            lists ? list_view
+                                  : (layout == Layout::index ? index_view
+                                                             : AnyNeighbourView<D>(view)),
+                            [&](auto tag, const auto& v) {
+                                qr = time_query<decltype(tag)>(v, stats, n, data.env_max);
+                            });
+                        for (Construction c : o_.constructions) {
+                            if ((c == Construction::linked_list) != lists)
+                                continue;
+                            Row row{D,
+                                    n,
+                                    data.name,
+                                    target,
+                                    data.note,
+                                    c,
+                                    std::string(query_name(q)),
+                                    w,
+                                    grid.bin_count(),
+                                    builds[{c, layout}],
+                                    qr,
+                                    true,
+                                    layout};
+                            rows_.push_back(row);
+                        }
+                    }
             }
         }
+    }
+
+    static bool valid(Construction c, Layout layout) {
+        return c != Construction::linked_list || layout == Layout::index;
     }
 
     /// The Circles model run for `steps` steps from `start` with counting-sort and each query
@@ -611,7 +663,7 @@ public:
                     SLUICE_CUDA_CHECK(cudaEventRecord(e1.get(), s));
                     std::visit(
                         [&](auto tag) {
-                            circles_kernel<decltype(tag), D>
+                            circles_kernel<decltype(tag)>
                                 <<<grid_for(n, o_.block), o_.block, 0, s>>>(view, n, start.env_max,
                                                                             d_b);
                         },
@@ -677,10 +729,10 @@ public:
                         using QueryT = decltype(tag);
                         for (bool max_l1 : {false, true}) {
                             if (max_l1)
-                                prefer_l1(circles_kernel<QueryT, D>);
+                                prefer_l1(circles_kernel<QueryT, NeighbourView<D>>);
                             for (int block : {64, 128, 256, 512}) {
                                 const double ms = timer_.median_ms([&] {
-                                    circles_kernel<QueryT, D><<<grid_for(n, block), block, 0, s>>>(
+                                    circles_kernel<QueryT><<<grid_for(n, block), block, 0, s>>>(
                                         view, n, data.env_max, d_next.get());
                                     SLUICE_CUDA_CHECK_LAUNCH();
                                 });
@@ -698,7 +750,8 @@ public:
     }
 
 private:
-    ConstructionResult time_construction(Construction c, const GridSpec<D>& grid, std::uint32_t n) {
+    ConstructionResult time_construction(Construction c, Layout layout, const GridSpec<D>& grid,
+                                         std::uint32_t n) {
         CudaNeighbourBuilder<D> builder(c);
         builder.reserve(n, grid.bin_count());
         cudaStream_t s = timer_.stream();
@@ -711,14 +764,15 @@ private:
         for (bool presorted : {true, false}) {
             const Vec<D>* input = presorted ? d_presorted_.get() : d_shuffled_.get();
             auto build = [&] {
-                builder.build(input, n, grid, search_radius, OutsidePolicy::clamp, s);
+                builder.build_view(input, n, grid, search_radius, OutsidePolicy::clamp, layout, s);
             };
             const double total = timer_.median_ms(build);
             // Stages: separate timed runs with an event between stages.
             std::vector<std::vector<double>> per_stage(stages);
             for (int rep = 0; rep < o_.reps; ++rep) {
                 timer_.flush();
-                builder.build(input, n, grid, search_radius, OutsidePolicy::clamp, s, &timing);
+                builder.build_view(input, n, grid, search_radius, OutsidePolicy::clamp, layout, s,
+                                   &timing);
                 SLUICE_CUDA_CHECK(cudaEventSynchronize(events[stages].get()));
                 for (int i = 0; i < stages; ++i)
                     per_stage[i].push_back(elapsed_ms(events[i].get(), events[i + 1].get()));
@@ -732,45 +786,64 @@ private:
         return r;
     }
 
+    /// Candidates, neighbours and ranges per particle of a traversal, and the bytes it reads,
+    /// from the structure of the reorder layout (the index layouts visit the same candidates).
     template <class QueryT>
-    QueryResult time_query(const NeighbourView<D>& view, std::uint32_t n, float env_max) {
+    QueryResult query_stats(const NeighbourView<D>& view, std::uint32_t n) {
         cudaStream_t s = timer_.stream();
-        const int block = o_.block;
-        prefer_l1(count_kernel<QueryT, D>);
-        prefer_l1(circles_kernel<QueryT, D>);
         QueryResult r;
-        // Statistics (untimed).
         candidates_kernel<QueryT, D><<<grid_for(n, 256), 256, 0, s>>>(
             view, n, d_u32_a_.get(), d_u32_b_.get(), d_u32_c_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const auto candidates = d_u32_a_.download(n), bins = d_u32_b_.download(n),
                    rows = d_u32_c_.download(n);
-        count_kernel<QueryT, D><<<grid_for(n, block), block, 0, s>>>(view, n, d_u32_a_.get());
+        count_kernel<QueryT><<<grid_for(n, o_.block), o_.block, 0, s>>>(view, n, d_u32_a_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const auto neighbours = d_u32_a_.download(n);
         const bool strips = !detail::bin_by_bin<QueryT>; // a range per row
-        double c = 0, nb = 0, ranges = 0, pbm_loads = 0;
+        double c = 0, nb = 0, ranges = 0, pbm_loads = 0, bin_total = 0;
         for (std::uint32_t k = 0; k < n; ++k) {
             c += candidates[k];
             nb += neighbours[k];
             ranges += strips ? rows[k] : bins[k];
+            bin_total += bins[k];
             // Strips: 2 PBM entries per row; Moore: one per bin plus one per row.
             pbm_loads += strips ? 2.0 * rows[k] : bins[k] + rows[k];
         }
         r.candidates = c / n;
         r.neighbours = nb / n;
         r.ranges = ranges / n;
-        const double common = (c * sizeof(Vec<D>) + pbm_loads * 4.0) / n + sizeof(Vec<D>);
+        r.pbm_loads = pbm_loads / n;
+        r.bins = bin_total / n;
+        return r;
+    }
+
+    /// Times count and Circles queries of one traversal over a view; the statistics come from
+    /// query_stats. Bytes per query: positions of the candidates and the query point, PBM
+    /// entries (reorder, index) or heads (lists), a permutation or next entry per candidate
+    /// (index, lists), and what the kernel writes.
+    template <class QueryT, class ViewT>
+    QueryResult time_query(const ViewT& view, const QueryResult& stats, std::uint32_t n,
+                           float env_max) {
+        cudaStream_t s = timer_.stream();
+        const int block = o_.block;
+        prefer_l1(count_kernel<QueryT, ViewT>);
+        prefer_l1(circles_kernel<QueryT, ViewT>);
+        QueryResult r = stats;
+        constexpr bool lists = std::is_same_v<ViewT, LinkedListView<D>>;
+        const double structure = lists ? 4.0 * r.bins : 4.0 * r.pbm_loads;
+        const double indirection = indexes_input_order<ViewT> ? 4.0 * r.candidates : 0.0;
+        const double common =
+            r.candidates * sizeof(Vec<D>) + structure + indirection + sizeof(Vec<D>);
         r.bytes_count = common + 4.0;
         r.bytes_circles = common + sizeof(Vec<D>);
-
         r.count_ms = timer_.median_ms([&] {
-            count_kernel<QueryT, D><<<grid_for(n, block), block, 0, s>>>(view, n, d_u32_a_.get());
+            count_kernel<QueryT><<<grid_for(n, block), block, 0, s>>>(view, n, d_u32_a_.get());
             SLUICE_CUDA_CHECK_LAUNCH();
         });
         r.circles_ms = timer_.median_ms([&] {
-            circles_kernel<QueryT, D>
-                <<<grid_for(n, block), block, 0, s>>>(view, n, env_max, d_out_.get());
+            circles_kernel<QueryT><<<grid_for(n, block), block, 0, s>>>(view, n, env_max,
+                                                                        d_out_.get());
             SLUICE_CUDA_CHECK_LAUNCH();
         });
         return r;
@@ -795,17 +868,22 @@ std::string fmt(double v, int precision = 3) {
 }
 
 const Row* find_row(const std::vector<Row>& rows, const Row& like, Construction c,
-                    const std::string& q, float w) {
+                    const std::string& q, float w, Layout layout = Layout::reorder) {
     for (const Row& r : rows)
         if (r.dim == like.dim && r.n == like.n && r.dist == like.dist &&
             r.target_neighbours == like.target_neighbours && r.construction == c && r.query == q &&
-            std::fabs(r.width - w) < 1e-6f)
+            std::fabs(r.width - w) < 1e-6f && r.layout == layout)
             return &r;
     return nullptr;
 }
 
+/// Against moore/1 of the same construction and layout (a linked list: counting-sort's reorder
+/// moore/1, the default structure; so is an index row when its construction's reorder row is
+/// missing).
 double speedup_vs_moore1(const std::vector<Row>& rows, const Row& r, bool circles) {
-    const Row* base = find_row(rows, r, r.construction, "moore", 1.0f);
+    const Row* base = r.construction == Construction::linked_list
+                          ? find_row(rows, r, Construction::counting_sort, "moore", 1.0f)
+                          : find_row(rows, r, r.construction, "moore", 1.0f);
     if (!base)
         return std::nan("");
     const double b = circles ? base->query_result.circles_ms : base->query_result.count_ms;
@@ -821,7 +899,7 @@ void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out)
         const bool run = f->dist == "circles-run";
         if (!run) {
             out << "Queries (structure built from presorted input):\n\n"
-                << "| query/binWidth | count ms | circles ms | cand/p | nbrs/p | surplus | "
+                << "| query/binWidth[/index] | count ms | circles ms | cand/p | nbrs/p | surplus | "
                    "ranges/p | Gcand/s (circles) | GB/s (circles) | speed-up vs moore/1 "
                    "(count, circles) |\n"
                 << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -830,24 +908,29 @@ void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out)
                 << "| query/binWidth | query ms (mean) | query ms (median) | construction ms "
                    "(mean) | speed-up vs moore/1 (mean) |\n|---|---:|---:|---:|---:|\n";
         }
+        std::set<std::string> printed;
         for (const Row& r : rows) {
             if (!(r.dim == f->dim && r.n == f->n && r.dist == f->dist &&
                   r.target_neighbours == f->target_neighbours))
                 continue;
-            // One query line per (query, width): the construction does not change it.
-            if (r.construction != rows.front().construction && !run &&
-                find_row(rows, r, rows.front().construction, r.query, r.width))
+            // One query line per (query, width, layout; lists apart): the PBM construction does
+            // not change it.
+            const bool lists = r.construction == Construction::linked_list;
+            const std::string label = (lists ? std::string("linked-list ") : std::string()) +
+                                      r.query + "/" + width_name(r.width) +
+                                      (r.layout == Layout::index && !lists ? "/index" : "");
+            if (!printed.insert(label).second)
                 continue;
             const QueryResult& q = r.query_result;
             if (run) {
-                out << "| " << r.query << "/" << width_name(r.width) << " | " << fmt(q.circles_ms)
+                out << "| " << label << " | " << fmt(q.circles_ms)
                     << " | " << fmt(q.run_median_ms) << " | " << fmt(r.build.presorted_ms, 4)
                     << " | " << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
                 continue;
             }
             const double cand_rate = q.candidates * r.n / (q.circles_ms * 1e-3) / 1e9;
             const double bytes_rate = q.bytes_circles * r.n / (q.circles_ms * 1e-3) / 1e9;
-            out << "| " << r.query << "/" << width_name(r.width) << " | " << fmt(q.count_ms)
+            out << "| " << label << " | " << fmt(q.count_ms)
                 << " | " << fmt(q.circles_ms) << " | " << fmt(q.candidates, 1) << " | "
                 << fmt(q.neighbours, 1) << " | " << fmt(q.candidates / q.neighbours, 2) << " | "
                 << fmt(q.ranges, 1) << " | " << fmt(cand_rate, 0) << " | " << fmt(bytes_rate, 0)
@@ -857,15 +940,19 @@ void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out)
         if (run)
             return;
         out << "\nConstruction (ms; stages from separate timed runs):\n\n"
-            << "| construction/binWidth | bins | presorted | stages (presorted) | shuffled | "
-               "stages (shuffled) |\n|---|---:|---:|---|---:|---|\n";
+            << "| construction/binWidth[/index] | bins | presorted | stages (presorted) | "
+               "shuffled | stages (shuffled) |\n|---|---:|---:|---|---:|---|\n";
+        std::set<std::string> built;
         for (const Row& r : rows) {
             if (!(r.dim == f->dim && r.n == f->n && r.dist == f->dist &&
                   r.target_neighbours == f->target_neighbours))
                 continue;
-            if (r.query != rows.front().query)
-                continue; // one line per (construction, width)
-            out << "| " << construction_name(r.construction) << "/" << width_name(r.width) << " | "
+            const std::string label =
+                std::string(construction_name(r.construction)) + "/" + width_name(r.width) +
+                (r.layout == Layout::index ? "/index" : "");
+            if (!built.insert(label).second)
+                continue; // one line per (construction, width, layout)
+            out << "| " << label << " | "
                 << r.bins << " | " << fmt(r.build.presorted_ms, 4) << " | "
                 << stage_string(r.build.presorted_stages, true) << " | "
                 << fmt(r.build.shuffled_ms, 4) << " | "
@@ -878,7 +965,7 @@ void write_csv(const std::vector<Row>& rows, const std::string& path) {
     std::ofstream f(path);
     if (!f)
         throw std::runtime_error("cannot write " + path);
-    f << "dim,n,distribution,target_neighbours,module,construction,query,bin_width,bins,"
+    f << "dim,n,distribution,target_neighbours,module,construction,query,bin_width,layout,bins,"
          "build_presorted_ms,build_shuffled_ms,stages_presorted,stages_shuffled,"
          "query_count_ms,query_circles_ms,candidates_per_particle,neighbours_per_particle,"
          "surplus,ranges_per_particle,gcand_per_s_count,gcand_per_s_circles,"
@@ -893,8 +980,9 @@ void write_csv(const std::vector<Row>& rows, const std::string& path) {
         std::string note = r.note;
         std::replace(note.begin(), note.end(), ',', ';');
         f << r.dim << ',' << r.n << ',' << r.dist << ',' << r.target_neighbours << ','
-          << module_name(r.construction, r.query, r.width) << ','
-          << construction_name(r.construction) << ',' << r.query << ',' << r.width << ',' << r.bins
+          << module_name(r.construction, r.query, r.width, r.layout) << ','
+          << construction_name(r.construction) << ',' << r.query << ',' << r.width << ','
+          << layout_name(r.layout) << ',' << r.bins
           << ',' << r.build.presorted_ms << ',' << r.build.shuffled_ms << ','
           << stage_string(r.build.presorted_stages) << ',' << stage_string(r.build.shuffled_stages)
           << ',' << q.count_ms << ',' << q.circles_ms << ',' << q.candidates << ',' << q.neighbours
@@ -912,6 +1000,8 @@ void print_targets(const std::vector<Row>& rows, std::ostream& out) {
     bool any = false;
     for (const Row& r : rows) {
         if (r.n < 950000 || r.n > 1050000 || r.target_neighbours != 100)
+            continue;
+        if (r.layout != Layout::reorder)
             continue;
         if (r.construction == Construction::counting_sort && r.query == "strips" &&
             r.dist != "circles-run" && (r.width == 1.0f || r.width == 0.5f)) {
@@ -978,7 +1068,7 @@ void print_device(std::ostream& out, int argc, char** argv, const Options& o) {
         << " runs" << (o.flush_l2 ? ", L2 flushed before each" : ", L2 not flushed")
         << "; query kernels " << o.block << " threads per block, carveout max L1\n"
         << "- search radius R = 1; Circles force k = " << circles_force
-        << "; one thread per particle in bin order\n";
+        << "; one thread per particle: in bin order (reorder), in a random order (index)\n";
 }
 
 /// Prints the tables of the configuration just measured and rewrites the CSV, so that a run cut

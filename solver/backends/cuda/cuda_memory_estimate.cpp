@@ -17,13 +17,16 @@ double device_bytes_per_particle(const Case& c) {
     constexpr double vec = sizeof(Vec<D>), float4 = 4 * sizeof(float), word = 4;
     const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
     const bool radix = c.neighbours.construction == Construction::radix_sort;
-    // State: position, motion and id (double-buffered), derivatives; the integrator's previous
-    // state (symplectic: position, velocity, density; Verlet: velocity, density, twice).
-    double bytes = vec + 2 * float4 + 2 * word + float4;
+    const bool linked = c.neighbours.construction == Construction::linked_list;
+    const bool index = linked || c.neighbours.layout == Layout::index;
+    // State: position (double-buffered in an index layout), motion and id (double-buffered),
+    // derivatives; the integrator's previous state (symplectic: position, velocity, density;
+    // Verlet: velocity, density, twice).
+    double bytes = (index ? 2 : 1) * vec + 2 * float4 + 2 * word + float4;
     bytes += symplectic ? vec + vec + word : 2 * (vec + word);
     // Builder: sorted positions, permutation, keys; radix sort: sorted keys, indices, and CUB's
-    // temporary storage (about the key and value arrays again).
-    bytes += vec + 2 * word + (radix ? 4 * word : 0);
+    // temporary storage (about the key and value arrays again); a linked list: next only.
+    bytes += linked ? word : vec + 2 * word + (radix ? 4 * word : 0);
     // Two snapshot slots: staging copies of position, motion and id.
     bytes += 2 * (vec + float4 + word);
     return bytes;
@@ -35,8 +38,9 @@ CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double 
     CudaMemoryEstimate m;
     m.bytes_per_particle =
         c.dimension == 2 ? device_bytes_per_particle<2>(c) : device_bytes_per_particle<3>(c);
-    const bool radix = c.neighbours.construction == Construction::radix_sort;
-    m.grid_bytes = (bins + 2) * (radix ? 4.0 : 8.0); // PBM (+ bin counters); CUB's scan: a few KB
+    const bool counting = c.neighbours.construction == Construction::counting_sort;
+    // PBM or list heads (+ counting sort's bin counters); CUB's scan: a few KB
+    m.grid_bytes = (bins + 2) * (counting ? 8.0 : 4.0);
     m.device_bytes = m.bytes_per_particle * particles + m.grid_bytes;
     return m;
 }

@@ -250,7 +250,12 @@ TEST(CudaBackend, PreflightEstimateMatchesWhatASimulationHolds) {
     radix.neighbours.construction = Construction::radix_sort;
     Case verlet = test::dambreak_case(0.04);
     verlet.physics.integrator = IntegratorKind::verlet;
-    for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025), radix, verlet}) {
+    Case index = dambreak_3d(0.025);
+    index.neighbours = parse_neighbour_module("counting-sort/strips/0.5/index");
+    Case linked = test::dambreak_case(0.04);
+    linked.neighbours = parse_neighbour_module("linked-list/moore/1");
+    for (const Case& c :
+         {test::dambreak_case(0.04), dambreak_3d(0.025), radix, verlet, index, linked}) {
         auto sim = make_cuda_simulation(c);
         sim->step();
         sim->begin_snapshot().get();
