@@ -192,7 +192,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             throw std::invalid_argument("--from-state: " + k.source.string() +
                                         " is not a state of this case (dp, dimension and "
                                         "integrator must match)");
-        start = std::move(k.state);
+        start = in_id_order(std::move(k.state));
         start_text =
             "the checkpoint " + k.source.string() + " (t = " + general(start->time) + " s)";
     } else if (options.end_time) {
@@ -208,7 +208,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             progress.update(sim->time(), sim->steps());
         }
         progress.finish();
-        start = sim->save_state();
+        // In id order: the order a module that keeps its particles' order (index layout) would
+        // have them in after such a run, not the bin order the development run left.
+        start = in_id_order(sim->save_state());
         start_text = "t = " + general(start->time) + " s (step " + std::to_string(start->steps) +
                      ", developed from t = 0)";
     }

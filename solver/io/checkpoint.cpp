@@ -4,6 +4,7 @@
 #include "io/file_names.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -234,6 +235,28 @@ Checkpoint read_latest_checkpoint(const fs::path& dir, const std::string& name,
     }
     throw CheckpointError("no usable checkpoint in " + quoted(dir) +
                           " (newest error: " + last_error + ")");
+}
+
+SimulationState in_id_order(SimulationState state) {
+    std::vector<std::uint32_t> order(state.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return state.id[a] < state.id[b]; });
+    auto permute = [&](auto& values) {
+        if (values.empty())
+            return;
+        auto copy = values;
+        for (std::size_t k = 0; k < order.size(); ++k)
+            values[k] = copy[order[k]];
+    };
+    permute(state.id);
+    permute(state.type);
+    permute(state.position);
+    permute(state.velocity);
+    permute(state.density);
+    permute(state.previous_velocity);
+    permute(state.previous_density);
+    return state;
 }
 
 } // namespace sluice

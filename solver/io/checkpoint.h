@@ -46,6 +46,11 @@ struct SimulationState {
     std::size_t size() const { return id.size(); }
 };
 
+/// The state with its particles in id order (the order they were generated in). A backend saves
+/// its state in its own order: bin order for the reorder layout. A benchmark that hands a
+/// developed state to an index layout gives it this order, the one a run with that layout keeps.
+SimulationState in_id_order(SimulationState state);
+
 /// A checkpoint: the state plus what the run loop needs to continue its output without gaps or
 /// duplicates, and what identifies the case it belongs to.
 struct Checkpoint {

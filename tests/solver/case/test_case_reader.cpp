@@ -527,9 +527,11 @@ const Malformed malformed[] = {
     {"diffusion_unknown", {head2, geometry2, R"(  <physics diffusion="antuono"/>)", tail}, 3, "(valid: none, molteni, fourtakas)"},
     {"integrator_unknown", {head2, geometry2, R"(  <physics integrator="euler"/>)", tail}, 3, "unknown integrator (valid: symplectic, verlet)"},
     {"construction_unknown", {head2, geometry2, R"(  <neighbours construction="bucket-sort"/>)", tail},
-     3, "unknown neighbour construction 'bucket-sort' (valid: counting-sort, radix-sort)"},
+     3, "unknown neighbour construction 'bucket-sort' (valid: counting-sort, radix-sort, linked-list)"},
     {"query_unknown", {head2, geometry2, R"(  <neighbours query="cells"/>)", tail}, 3, "unknown neighbour query 'cells' (valid: moore, strips, chords, modular, hybrid)"},
     {"bin_width_above_one", {head2, geometry2, R"(  <neighbours binWidth="1.5"/>)", tail}, 3, "binWidth '1.5' is not a number in (0, 1]"},
+    {"layout_unknown", {head2, geometry2, R"(  <neighbours layout="sorted"/>)", tail}, 3, "unknown neighbour layout 'sorted' (valid: reorder, index)"},
+    {"linked_list_needs_bin_by_bin", {head2, geometry2, R"(  <neighbours construction="linked-list" query="hybrid"/>)", tail}, 3, "neighbour query 'hybrid' cannot walk a linked-list"},
     // faces
     {"faces_front_in_2d", {head2, geom_open, fluid2, R"(    <tank min="0 0" max="1 1" faces="bottom front"/>)", geom_close, tail},
      4, "face 'front' exists only in 3D"},

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -91,6 +93,25 @@ TEST_F(CheckpointTest, RoundTripIsExact) {
     symplectic.state.previous_velocity.clear();
     symplectic.state.previous_density.clear();
     expect_equal(symplectic, read_checkpoint(write_checkpoint(dir_, symplectic)));
+}
+
+TEST(SimulationState, InIdOrderPermutesEveryArrayTogether) {
+    const SimulationState s = sample(1).state;
+    const SimulationState t = in_id_order(s);
+    ASSERT_EQ(t.size(), s.size());
+    for (std::size_t k = 0; k < t.size(); ++k) {
+        ASSERT_EQ(t.id[k], k);
+        const std::size_t from = static_cast<std::size_t>(
+            std::find(s.id.begin(), s.id.end(), static_cast<std::uint32_t>(k)) - s.id.begin());
+        EXPECT_EQ(t.type[k], s.type[from]);
+        EXPECT_EQ(t.position[k], s.position[from]);
+        EXPECT_EQ(t.velocity[k], s.velocity[from]);
+        EXPECT_EQ(t.density[k], s.density[from]);
+        EXPECT_EQ(t.previous_velocity[k], s.previous_velocity[from]);
+        EXPECT_EQ(t.previous_density[k], s.previous_density[from]);
+    }
+    EXPECT_EQ(t.excluded, s.excluded);
+    EXPECT_EQ(t.time, s.time);
 }
 
 TEST_F(CheckpointTest, DamageIsDetected) {
