@@ -12,6 +12,8 @@
 #include "neighbours/cuda_check.h"
 #include "neighbours/cuda_gather.cuh"
 
+#include <cub/device/device_partition.cuh>
+
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -106,6 +108,16 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     }
     scalars_.allocate(1, account_);
     host_scalars_.allocate(1);
+    if (layout_ == Layout::index) {
+        SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
+            nullptr, partition_temp_bytes_, static_cast<const std::uint32_t*>(nullptr),
+            static_cast<const unsigned char*>(nullptr), static_cast<std::uint32_t*>(nullptr),
+            static_cast<std::uint32_t*>(nullptr), static_cast<int>(n_)));
+        partition_temp_.allocate(std::max<std::size_t>(partition_temp_bytes_, 1), account_);
+        partition_count_.allocate(1, account_);
+        static_assert(sizeof(Float4) >= 2 * sizeof(std::uint32_t) + 1,
+                      "the compaction's scratch arrays must fit in the derivatives");
+    }
 
     upload(position_[0].get(), position, stream_);
     upload(motion_[0].get(), motion, stream_);
@@ -187,20 +199,22 @@ BuildOrder<D> CudaSimulation<D>::build_order() const {
 
 template <int D>
 void CudaSimulation<D>::move_excluded_last() {
-    // What the last build held: inside the grid box at the positions it read.
-    const std::vector<Vec<D>> built = download(view_positions(), n_, stream_);
-    std::vector<std::uint32_t> order;
-    order.reserve(n_);
-    for (int pass = 0; pass < 2; ++pass)
-        for (std::uint32_t i = 0; i < n_; ++i)
-            if (grid_.contains(built[i]) == (pass == 0))
-                order.push_back(i);
-    DeviceMemoryAccount scratch;
-    DeviceArray<std::uint32_t> d_order;
-    d_order.allocate(n_, scratch);
-    upload(d_order.get(), order, stream_);
+    // Scratch in the derivatives (dead until the next interaction pass): indices, the order of
+    // the partition, and whether the last build held each particle.
+    auto* index = reinterpret_cast<std::uint32_t*>(derivatives_.get());
+    std::uint32_t* order = index + n_;
+    auto* inside = reinterpret_cast<unsigned char*>(order + n_);
+    inside_flags_kernel<D><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+        view_positions(), n_, grid_, index, inside);
+    SLUICE_CUDA_CHECK_LAUNCH();
+    // Held particles first, in their order; the excluded ones after them (CUB reverses those,
+    // whose order nothing relies on).
+    std::size_t bytes = partition_temp_bytes_;
+    SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(partition_temp_.get(), bytes, index, inside,
+                                                    order, partition_count_.get(),
+                                                    static_cast<int>(n_), stream_));
     const int next = 1 - current_;
-    gather(stream_, d_order.get(), n_,
+    gather(stream_, order, n_,
            GatherPair<Vec<D>>{positions(), position_[1 - position_current_].get()},
            GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
            GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
@@ -208,12 +222,11 @@ void CudaSimulation<D>::move_excluded_last() {
     current_ = next;
     if (integrator_ == IntegratorKind::verlet) {
         const int in = previous_current_, out = 1 - previous_current_;
-        gather(stream_, d_order.get(), n_,
+        gather(stream_, order, n_,
                GatherPair<Vec<D>>{previous_velocity_[in].get(), previous_velocity_[out].get()},
                GatherPair<float>{previous_density_[in].get(), previous_density_[out].get()});
         previous_current_ = out;
     }
-    SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_)); // d_order is freed on return
     view_ready_ = false; // the view's arrays are no longer the state's order
 }
 

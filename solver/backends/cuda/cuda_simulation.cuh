@@ -96,7 +96,8 @@ private:
             position_current_ = 1 - position_current_;
     }
     /// Index layout: moves the particles the last build excluded to the end of the state's
-    /// arrays (stable), as the reorder layout's sort does; rare (a particle left the domain).
+    /// arrays (the others keep their order), as the reorder layout's sort does; on the device,
+    /// without a host round trip (in a splash, particles leave at almost every step).
     void move_excluded_last();
     void record_exclusions();
     [[noreturn]] void fail(std::uint32_t device_bad_count);
@@ -136,6 +137,11 @@ private:
     DeviceArray<float> previous_density_[2];
     int previous_current_ = 0;
     DeviceArray<StepScalars> scalars_;
+    // index layout: CUB's partition of the compaction (its index, flag and order arrays borrow
+    // the derivatives, dead between the integration and the next interaction pass)
+    DeviceArray<unsigned char> partition_temp_;
+    std::size_t partition_temp_bytes_ = 0;
+    DeviceArray<std::uint32_t> partition_count_;
     PinnedArray<StepScalars> host_scalars_;
 
     // stage timing: events[k] ends the interval of stage event_stage_[k]

@@ -268,6 +268,19 @@ __global__ void __launch_bounds__(block_size) verlet_kernel(
         atomicAdd(&scalars->bad_count, 1u);
 }
 
+/// For the index layout's compaction: index[i] = i and inside[i] = whether the build that read
+/// `positions` held particle i (in the grid box: bin_key's test under OutsidePolicy::exclude).
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    inside_flags_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> grid,
+                        std::uint32_t* __restrict__ index, unsigned char* __restrict__ inside) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    if (i >= n)
+        return;
+    index[i] = i;
+    inside[i] = grid.contains(detail::load_position(positions + i)) ? 1 : 0;
+}
+
 static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars) {
     scalars->binned = *binned;
 }
