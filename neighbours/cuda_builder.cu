@@ -288,10 +288,10 @@ NeighbourView<D> CudaNeighbourBuilder<D>::build(const Vec<D>* d_positions, std::
 }
 
 template <int D>
-AnyNeighbourView<D> CudaNeighbourBuilder<D>::build_view(const Vec<D>* d_positions,
-                                                        std::uint32_t n, const GridSpec<D>& grid,
-                                                        float radius, OutsidePolicy policy,
-                                                        Layout layout, cudaStream_t stream,
+AnyNeighbourView<D> CudaNeighbourBuilder<D>::build_view(const Vec<D>* d_positions, std::uint32_t n,
+                                                        const GridSpec<D>& grid, float radius,
+                                                        OutsidePolicy policy, Layout layout,
+                                                        cudaStream_t stream,
                                                         const BuildStageEvents* timing) {
     const bool indexed = layout == Layout::index || construction_ == Construction::linked_list;
     enqueue(d_positions, n, grid, radius, policy, !indexed, stream, timing);

@@ -100,9 +100,9 @@ std::vector<NeighbourModule> all_neighbour_modules(const std::vector<float>& bin
     std::vector<NeighbourModule> modules;
     for (Construction c :
          {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
-        for (const QueryTag& q : {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}),
-                                  QueryTag(ChordsQuery{}), QueryTag(ModularQuery{}),
-                                  QueryTag(HybridQuery{})})
+        for (const QueryTag& q :
+             {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
+              QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
             for (Layout layout : {Layout::reorder, Layout::index}) {
                 if (c == Construction::linked_list &&
                     (layout == Layout::reorder || query_needs_pbm(q)))
@@ -126,7 +126,8 @@ NeighbourModule parse_neighbour_module(std::string_view text) {
     std::vector<std::string_view> fields;
     for (std::size_t start = 0;;) {
         const std::size_t slash = text.find('/', start);
-        fields.push_back(text.substr(start, slash == std::string_view::npos ? slash : slash - start));
+        fields.push_back(
+            text.substr(start, slash == std::string_view::npos ? slash : slash - start));
         if (slash == std::string_view::npos)
             break;
         start = slash + 1;
@@ -143,9 +144,9 @@ NeighbourModule parse_neighbour_module(std::string_view text) {
     m.construction = parse_construction(fields[0]);
     m.query = parse_query(fields[1]);
     m.bin_width = parse_bin_width(fields[2]);
-    m.layout = fields.size() == 4 ? parse_layout(fields[3])
+    m.layout = fields.size() == 4                            ? parse_layout(fields[3])
                : m.construction == Construction::linked_list ? Layout::index
-                                                              : Layout::reorder;
+                                                             : Layout::reorder;
     validate_neighbour_module(m);
     return m;
 }

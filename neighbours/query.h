@@ -68,10 +68,10 @@ struct LinkedListView {
     static constexpr int dimension = D;
     static constexpr std::uint32_t list_end = 0xFFFFFFFFu;
     GridSpec<D> grid;
-    const std::uint32_t* heads = nullptr;   ///< grid.bin_count() entries
-    const std::uint32_t* next = nullptr;    ///< one per particle
-    const Vec<D>* positions = nullptr;      ///< in the input order
-    const std::uint32_t* binned = nullptr;  ///< → number of particles in the lists
+    const std::uint32_t* heads = nullptr;  ///< grid.bin_count() entries
+    const std::uint32_t* next = nullptr;   ///< one per particle
+    const Vec<D>* positions = nullptr;     ///< in the input order
+    const std::uint32_t* binned = nullptr; ///< → number of particles in the lists
     float radius = 0.0f;
     float radius2 = 0.0f;
 

@@ -35,9 +35,9 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <set>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -62,8 +62,7 @@ struct Options {
     std::vector<int> neighbours = {40, 100};
     std::vector<float> widths = {1.0f, 0.5f, 1.0f / 3.0f};
     std::vector<Construction> constructions = {Construction::counting_sort,
-                                               Construction::radix_sort,
-                                               Construction::linked_list};
+                                               Construction::radix_sort, Construction::linked_list};
     std::vector<Layout> layouts = {Layout::reorder, Layout::index};
     std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}, ChordsQuery{}, ModularQuery{},
                                      HybridQuery{}};
@@ -340,8 +339,8 @@ __global__ void __launch_bounds__(512)
 }
 
 template <class QueryT, class ViewT, int D = ViewT::dimension>
-__global__ void __launch_bounds__(512) circles_kernel(ViewT view, std::uint32_t n, float env_max,
-                                                      Vec<D>* __restrict__ out) {
+__global__ void __launch_bounds__(512)
+    circles_kernel(ViewT view, std::uint32_t n, float env_max, Vec<D>* __restrict__ out) {
     const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n)
         return;
@@ -842,8 +841,8 @@ private:
             SLUICE_CUDA_CHECK_LAUNCH();
         });
         r.circles_ms = timer_.median_ms([&] {
-            circles_kernel<QueryT><<<grid_for(n, block), block, 0, s>>>(view, n, env_max,
-                                                                        d_out_.get());
+            circles_kernel<QueryT>
+                <<<grid_for(n, block), block, 0, s>>>(view, n, env_max, d_out_.get());
             SLUICE_CUDA_CHECK_LAUNCH();
         });
         return r;
@@ -923,18 +922,18 @@ void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out)
                 continue;
             const QueryResult& q = r.query_result;
             if (run) {
-                out << "| " << label << " | " << fmt(q.circles_ms)
-                    << " | " << fmt(q.run_median_ms) << " | " << fmt(r.build.presorted_ms, 4)
-                    << " | " << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
+                out << "| " << label << " | " << fmt(q.circles_ms) << " | " << fmt(q.run_median_ms)
+                    << " | " << fmt(r.build.presorted_ms, 4) << " | "
+                    << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
                 continue;
             }
             const double cand_rate = q.candidates * r.n / (q.circles_ms * 1e-3) / 1e9;
             const double bytes_rate = q.bytes_circles * r.n / (q.circles_ms * 1e-3) / 1e9;
-            out << "| " << label << " | " << fmt(q.count_ms)
-                << " | " << fmt(q.circles_ms) << " | " << fmt(q.candidates, 1) << " | "
-                << fmt(q.neighbours, 1) << " | " << fmt(q.candidates / q.neighbours, 2) << " | "
-                << fmt(q.ranges, 1) << " | " << fmt(cand_rate, 0) << " | " << fmt(bytes_rate, 0)
-                << " | " << fmt(speedup_vs_moore1(rows, r, false), 2) << ", "
+            out << "| " << label << " | " << fmt(q.count_ms) << " | " << fmt(q.circles_ms) << " | "
+                << fmt(q.candidates, 1) << " | " << fmt(q.neighbours, 1) << " | "
+                << fmt(q.candidates / q.neighbours, 2) << " | " << fmt(q.ranges, 1) << " | "
+                << fmt(cand_rate, 0) << " | " << fmt(bytes_rate, 0) << " | "
+                << fmt(speedup_vs_moore1(rows, r, false), 2) << ", "
                 << fmt(speedup_vs_moore1(rows, r, true), 2) << " |\n";
         }
         if (run)
@@ -947,14 +946,13 @@ void print_tables(const std::vector<Row>& rows, const Row* f, std::ostream& out)
             if (!(r.dim == f->dim && r.n == f->n && r.dist == f->dist &&
                   r.target_neighbours == f->target_neighbours))
                 continue;
-            const std::string label =
-                std::string(construction_name(r.construction)) + "/" + width_name(r.width) +
-                (r.layout == Layout::index ? "/index" : "");
+            const std::string label = std::string(construction_name(r.construction)) + "/" +
+                                      width_name(r.width) +
+                                      (r.layout == Layout::index ? "/index" : "");
             if (!built.insert(label).second)
                 continue; // one line per (construction, width, layout)
-            out << "| " << label << " | "
-                << r.bins << " | " << fmt(r.build.presorted_ms, 4) << " | "
-                << stage_string(r.build.presorted_stages, true) << " | "
+            out << "| " << label << " | " << r.bins << " | " << fmt(r.build.presorted_ms, 4)
+                << " | " << stage_string(r.build.presorted_stages, true) << " | "
                 << fmt(r.build.shuffled_ms, 4) << " | "
                 << stage_string(r.build.shuffled_stages, true) << " |\n";
         }
@@ -982,15 +980,15 @@ void write_csv(const std::vector<Row>& rows, const std::string& path) {
         f << r.dim << ',' << r.n << ',' << r.dist << ',' << r.target_neighbours << ','
           << module_name(r.construction, r.query, r.width, r.layout) << ','
           << construction_name(r.construction) << ',' << r.query << ',' << r.width << ','
-          << layout_name(r.layout) << ',' << r.bins
-          << ',' << r.build.presorted_ms << ',' << r.build.shuffled_ms << ','
-          << stage_string(r.build.presorted_stages) << ',' << stage_string(r.build.shuffled_stages)
-          << ',' << q.count_ms << ',' << q.circles_ms << ',' << q.candidates << ',' << q.neighbours
-          << ',' << (q.neighbours > 0 ? q.candidates / q.neighbours : std::nan("")) << ','
-          << q.ranges << ',' << rate(q.candidates, q.count_ms) << ','
-          << rate(q.candidates, q.circles_ms) << ',' << rate(q.bytes_count, q.count_ms) << ','
-          << rate(q.bytes_circles, q.circles_ms) << ',' << speedup_vs_moore1(rows, r, false) << ','
-          << speedup_vs_moore1(rows, r, true) << ',' << note << '\n';
+          << layout_name(r.layout) << ',' << r.bins << ',' << r.build.presorted_ms << ','
+          << r.build.shuffled_ms << ',' << stage_string(r.build.presorted_stages) << ','
+          << stage_string(r.build.shuffled_stages) << ',' << q.count_ms << ',' << q.circles_ms
+          << ',' << q.candidates << ',' << q.neighbours << ','
+          << (q.neighbours > 0 ? q.candidates / q.neighbours : std::nan("")) << ',' << q.ranges
+          << ',' << rate(q.candidates, q.count_ms) << ',' << rate(q.candidates, q.circles_ms) << ','
+          << rate(q.bytes_count, q.count_ms) << ',' << rate(q.bytes_circles, q.circles_ms) << ','
+          << speedup_vs_moore1(rows, r, false) << ',' << speedup_vs_moore1(rows, r, true) << ','
+          << note << '\n';
     }
 }
 

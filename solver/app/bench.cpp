@@ -143,8 +143,7 @@ std::vector<NeighbourModule> parse_module_list(std::string_view text) {
                 "--modules expects 'all', 'reorder', 'index' or a comma-separated list of "
                 "CONSTRUCTION/QUERY/WIDTH[/LAYOUT] (constructions: " +
                 std::string(construction_names()) + "; queries: " + std::string(query_names()) +
-                "; layouts: " + std::string(layout_names()) + "), got '" + std::string(text) +
-                "'");
+                "; layouts: " + std::string(layout_names()) + "), got '" + std::string(text) + "'");
         modules.push_back(parse_neighbour_module(item));
         if (comma == std::string::npos)
             break;
@@ -469,7 +468,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (!csv)
         throw std::runtime_error("cannot write the bench CSV " + csv_path);
     csv << "case,dimension,particles,fluid,boundary,dp_m,h_over_dp,integrator,backend,device,"
-           "steps,module,construction,query,bin_width,layout,ms_per_step,construction_ms,reorder_ms,"
+           "steps,module,construction,query,bin_width,layout,ms_per_step,construction_ms,reorder_"
+           "ms,"
            "interaction_ms,integration_ms,rest_ms,neighbour_share,mparticle_steps_per_s,"
            "bytes_per_particle,final_particles,max_dx_over_dp,max_drho_over_rho0,agrees,"
            "start_time_s,output_interval_s,output_wait_ms,snapshots,interleaved_ms_per_step,"
@@ -482,12 +482,11 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             << (gpu ? cuda_device_name() : std::string("cpu")) << "\"," << options.steps << ','
             << r.module.name() << ',' << construction_name(r.module.construction) << ','
             << query_name(r.module.query) << ',' << r.module.bin_width << ','
-            << layout_name(r.module.layout) << ',' << r.ms_per_step
-            << ',' << r.stage_ms[0] << ',' << r.stage_ms[1] << ',' << r.stage_ms[2] << ','
-            << r.stage_ms[3] << ',' << r.rest_ms << ','
-            << (r.stage_ms[0] + r.stage_ms[1]) / r.ms_per_step << ',' << r.mparticle_steps << ','
-            << r.bytes_per_particle << ',' << r.final_particles << ',' << r.max_dx_over_dp << ','
-            << r.max_drho_over_rho0 << ',' << (r.agrees ? 1 : 0) << ','
+            << layout_name(r.module.layout) << ',' << r.ms_per_step << ',' << r.stage_ms[0] << ','
+            << r.stage_ms[1] << ',' << r.stage_ms[2] << ',' << r.stage_ms[3] << ',' << r.rest_ms
+            << ',' << (r.stage_ms[0] + r.stage_ms[1]) / r.ms_per_step << ',' << r.mparticle_steps
+            << ',' << r.bytes_per_particle << ',' << r.final_particles << ',' << r.max_dx_over_dp
+            << ',' << r.max_drho_over_rho0 << ',' << (r.agrees ? 1 : 0) << ','
             << (start ? start->time : 0.0) << ','
             << (options.output_interval ? *options.output_interval : 0.0) << ',' << r.output_wait_ms
             << ',' << r.snapshots << ',' << r.interleaved_ms_per_step << ',' << r.gauged_ms_per_step

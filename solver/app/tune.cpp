@@ -107,8 +107,7 @@ void print_tune_report(std::ostream& out, const TuneReport& r) {
         << construction_name(best.construction) << "\" query=\"" << query_name(best.query)
         << "\" binWidth=\"" << best.bin_width << "\""
         << (best.layout == Layout::index ? " layout=\"index\"" : "")
-        << "/>  (or run with --neighbours " << best.name()
-        << ")\n";
+        << "/>  (or run with --neighbours " << best.name() << ")\n";
 }
 
 } // namespace sluice

@@ -484,8 +484,7 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
 
     if (const XMLElement* x = s.single("neighbours"))
         read_neighbours(Element(r, *x, {"construction", "query", "binWidth", "layout", "auto"}),
-                        c.neighbours,
-                        c.neighbours_auto);
+                        c.neighbours, c.neighbours_auto);
 
     c.run.output_dir = "out/" + c.name;
     if (const XMLElement* x = s.single("run"))

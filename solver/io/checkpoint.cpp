@@ -4,10 +4,10 @@
 #include "io/file_names.h"
 
 #include <algorithm>
-#include <numeric>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <sstream>
 #include <system_error>
 

@@ -189,8 +189,8 @@ struct InteractionVisitor {
 /// layout) from one neighbour query.
 template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE Derivatives<D>
-interact_particle(const ViewT& view, const ParticlesView<D>& particles,
-                  const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
+interact_particle(const ViewT& view, const ParticlesView<D>& particles, const KernelT& kernel,
+                  const FluidConstants& c, std::uint32_t i) {
     const float rho_i = particles.density[i];
     InteractionVisitor<D, KernelT> visitor{particles,
                                            kernel,

@@ -48,8 +48,8 @@ inline const std::vector<float>& tested_bin_widths() {
 inline std::vector<ModuleParam> all_module_params(const std::vector<OutsidePolicy>& policies) {
     std::vector<ModuleParam> out;
     for (int dim : {2, 3})
-        for (Construction c : {Construction::counting_sort, Construction::radix_sort,
-                               Construction::linked_list})
+        for (Construction c :
+             {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
             for (QueryTag q :
                  {QueryTag{MooreQuery{}}, QueryTag{StripsQuery{}}, QueryTag{ChordsQuery{}},
                   QueryTag{ModularQuery{}}, QueryTag{HybridQuery{}}})

@@ -89,8 +89,7 @@ struct CountVisitor {
 
 /// A view's j as an input index: through the permutation for a NeighbourView (bin order), j
 /// itself for the index views (permutation = nullptr).
-SLUICE_HD inline std::uint32_t input_index(const std::uint32_t* permutation,
-                                                     std::uint32_t j) {
+SLUICE_HD inline std::uint32_t input_index(const std::uint32_t* permutation, std::uint32_t j) {
     return permutation ? permutation[j] : j;
 }
 
@@ -193,9 +192,8 @@ BuildResult<D> run_cuda(const ModuleParam& p, const Input<D>& in, const GridSpec
     const auto n = static_cast<std::uint32_t>(in.positions.size());
     DeviceArray<Vec<D>> d_positions(in.positions);
     CudaNeighbourBuilder<D> builder(p.construction);
-    const AnyNeighbourView<D> any =
-        builder.build_view(d_positions.get(), n, grid, in.radius, policy, p.layout,
-                           cudaStreamLegacy);
+    const AnyNeighbourView<D> any = builder.build_view(d_positions.get(), n, grid, in.radius,
+                                                       policy, p.layout, cudaStreamLegacy);
     BuildResult<D> r;
     if (p.construction == Construction::linked_list) {
         r.heads = download(builder.d_pbm(), grid.bin_count()); // the heads
@@ -209,8 +207,8 @@ BuildResult<D> run_cuda(const ModuleParam& p, const Input<D>& in, const GridSpec
     r.binned = download(builder.d_binned_count(), 1)[0];
     dispatch_neighbour_query<D>(p.query, any, [&](auto query, const auto& view) {
         using ViewT = std::decay_t<decltype(view)>;
-        r.sets = device_lists<decltype(query)>(view, d_positions.get(), n,
-                                               index_map<ViewT>(builder));
+        r.sets =
+            device_lists<decltype(query)>(view, d_positions.get(), n, index_map<ViewT>(builder));
     });
     SLUICE_CUDA_CHECK(cudaDeviceSynchronize());
     return r;
@@ -246,8 +244,7 @@ void check_pbm_equals_cpu(const ModuleParam& p) {
         cpu.build(in.positions.data(), n, grid, in.radius, p.policy);
         DeviceArray<Vec<D>> d_positions(in.positions);
         CudaNeighbourBuilder<D> gpu(p.construction);
-        gpu.build_view(d_positions.get(), n, grid, in.radius, p.policy, p.layout,
-                       cudaStreamLegacy);
+        gpu.build_view(d_positions.get(), n, grid, in.radius, p.policy, p.layout, cudaStreamLegacy);
         EXPECT_EQ(download(gpu.d_binned_count(), 1)[0], cpu.binned_count()) << in.name;
         if (p.construction != Construction::linked_list) // lists: order differs (atomics)
             EXPECT_EQ(download(gpu.d_pbm(), grid.bin_count() + 1), cpu.pbm()) << in.name;

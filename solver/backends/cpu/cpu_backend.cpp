@@ -164,7 +164,7 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
       layout_(c.neighbours.construction == Construction::linked_list ? Layout::index
-                                                                      : c.neighbours.layout),
+                                                                     : c.neighbours.layout),
       integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
       cfl_(c.constants.cfl),
       density_min_(static_cast<float>(c.physics.density_min_ratio * c.constants.rho0)),
@@ -225,43 +225,46 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
     GaugeResponse out;
     out.sums.resize(request.points.size());
     dispatch_neighbour_query<D>(query_, builder_.view(layout_), [&](auto query, const auto& view) {
-        std::visit([&](const auto& kernel) {
-            using QueryT = decltype(query);
-            using KernelT = std::decay_t<decltype(kernel)>;
-            const std::int64_t n = static_cast<std::int64_t>(request.points.size());
+        std::visit(
+            [&](const auto& kernel) {
+                using QueryT = decltype(query);
+                using KernelT = std::decay_t<decltype(kernel)>;
+                const std::int64_t n = static_cast<std::int64_t>(request.points.size());
 #pragma omp parallel for schedule(dynamic, 16) if (n >= 256)
-            for (std::int64_t k = 0; k < n; ++k) {
-                GaugeVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel, fluid_};
-                for_each_neighbour<QueryT>(view, from_array3<D>(request.points[k]), visitor);
-                const GaugeSums<D> s = visitor.sums;
-                const std::array<float, 3> v = to_array3(s.w_velocity);
-                out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
-            }
-            // Fronts: fluid particles by decreasing coordinate (a heap: usually only the first
-            // one or two are taken), the first with a fluid neighbour within the distance wins.
-            for (const GaugeRequest::Front& f : request.fronts) {
-                const int k = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
-                std::vector<std::pair<float, std::uint32_t>> order;
-                for (std::uint32_t i = 0; i < active_; ++i)
-                    if (type_[i] == ParticleType::fluid)
-                        order.emplace_back(static_cast<float>(f.sign) * view.positions[i][k], i);
-                std::make_heap(order.begin(), order.end());
-                float front = std::numeric_limits<float>::quiet_NaN();
-                for (auto end = order.end(); end != order.begin(); --end) {
-                    std::pop_heap(order.begin(), end);
-                    const auto [key, i] = *(end - 1);
-                    FluidNeighbourVisitor<D, ParticlesView<D>> test{
-                        particles, i,
-                        request.front_neighbour_distance * request.front_neighbour_distance};
-                    for_each_neighbour<QueryT>(view, view.positions[i], test);
-                    if (test.found) {
-                        front = static_cast<float>(f.sign) * key;
-                        break;
-                    }
+                for (std::int64_t k = 0; k < n; ++k) {
+                    GaugeVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel, fluid_};
+                    for_each_neighbour<QueryT>(view, from_array3<D>(request.points[k]), visitor);
+                    const GaugeSums<D> s = visitor.sums;
+                    const std::array<float, 3> v = to_array3(s.w_velocity);
+                    out.sums[k] = {s.w, s.w_density, s.w_pressure, v[0], v[1], v[2]};
                 }
-                out.fronts.push_back(front);
-            }
-        }, kernel_);
+                // Fronts: fluid particles by decreasing coordinate (a heap: usually only the first
+                // one or two are taken), the first with a fluid neighbour within the distance wins.
+                for (const GaugeRequest::Front& f : request.fronts) {
+                    const int k = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
+                    std::vector<std::pair<float, std::uint32_t>> order;
+                    for (std::uint32_t i = 0; i < active_; ++i)
+                        if (type_[i] == ParticleType::fluid)
+                            order.emplace_back(static_cast<float>(f.sign) * view.positions[i][k],
+                                               i);
+                    std::make_heap(order.begin(), order.end());
+                    float front = std::numeric_limits<float>::quiet_NaN();
+                    for (auto end = order.end(); end != order.begin(); --end) {
+                        std::pop_heap(order.begin(), end);
+                        const auto [key, i] = *(end - 1);
+                        FluidNeighbourVisitor<D, ParticlesView<D>> test{
+                            particles, i,
+                            request.front_neighbour_distance * request.front_neighbour_distance};
+                        for_each_neighbour<QueryT>(view, view.positions[i], test);
+                        if (test.found) {
+                            front = static_cast<float>(f.sign) * key;
+                            break;
+                        }
+                    }
+                    out.fronts.push_back(front);
+                }
+            },
+            kernel_);
     });
     return out;
 }
@@ -381,11 +384,14 @@ void CpuSimulation<D>::interact() {
     for (std::int64_t i = 0; i < n; ++i)
         pressure_[i] = tait_pressure(fluid_, density_[i]);
     // Runtime choice → compiled instantiation, once per pass (DESIGN.md).
-    dispatch_neighbour_query<D>(query_, builder_.view(layout_), [this](auto query, const auto& view) {
-        std::visit(
-            [&](const auto& kernel) { this->template interact_with<decltype(query)>(view, kernel); },
-            kernel_);
-    });
+    dispatch_neighbour_query<D>(
+        query_, builder_.view(layout_), [this](auto query, const auto& view) {
+            std::visit(
+                [&](const auto& kernel) {
+                    this->template interact_with<decltype(query)>(view, kernel);
+                },
+                kernel_);
+        });
 }
 
 template <int D>

@@ -32,7 +32,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
       layout_(c.neighbours.construction == Construction::linked_list ? Layout::index
-                                                                      : c.neighbours.layout),
+                                                                     : c.neighbours.layout),
       integrator_(c.physics.integrator), verlet_reset_(c.physics.verlet_reset_steps),
       cfl_(c.constants.cfl),
       density_min_(static_cast<float>(c.physics.density_min_ratio * c.constants.rho0)),
@@ -398,8 +398,8 @@ void CudaSimulation<D>::record_exclusions() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(id.data(), id_[current_].get() + binned_,
                                       tail * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       stream_));
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), positions() + binned_,
-                                      tail * sizeof(Vec<D>), cudaMemcpyDeviceToHost, stream_));
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), positions() + binned_, tail * sizeof(Vec<D>),
+                                      cudaMemcpyDeviceToHost, stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     exclusions_.record(
         tail, id.data(), [&](std::uint32_t k) { return to_array3(plain_position(position[k])); },

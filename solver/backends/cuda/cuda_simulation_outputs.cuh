@@ -36,8 +36,8 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     slot.binned = binned_;
     // Staging copy on the simulation's stream (ordered before the next step's writes), then the
     // transfer to pinned memory on the side stream while the simulation carries on.
-    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_position.get(), positions(),
-                                      binned_ * sizeof(Vec<D>), cudaMemcpyDeviceToDevice, stream_));
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_position.get(), positions(), binned_ * sizeof(Vec<D>),
+                                      cudaMemcpyDeviceToDevice, stream_));
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_motion.get(), motion_[current_].get(),
                                       binned_ * sizeof(Float4), cudaMemcpyDeviceToDevice, stream_));
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_id.get(), id_[current_].get(),
@@ -95,8 +95,8 @@ struct LaunchFront {
 
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
-void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel,
-                                      std::uint32_t count, GaugeSums<D>* sums) {
+void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
+                                      GaugeSums<D>* sums) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     // A warp per point.
     gauge_kernel<QueryT, ViewT, KernelT>
@@ -123,8 +123,8 @@ void CudaSimulation<D>::launch_front(const ViewT& view, const GaugeRequest::Fron
     const float windows[3] = {distance, 16.0f * distance, -1.0f};
     for (int pass = 0; pass < 3; ++pass) {
         front_test_kernel<QueryT><<<blocks, block_size, 0, stream_>>>(
-            view, particles, n_, axis, sign, windows[pass], distance * distance, d_keys,
-            d_keys + 1, pass, d_keys + 1 + pass);
+            view, particles, n_, axis, sign, windows[pass], distance * distance, d_keys, d_keys + 1,
+            pass, d_keys + 1 + pass);
         SLUICE_CUDA_CHECK_LAUNCH();
     }
 }

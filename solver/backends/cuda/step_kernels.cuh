@@ -177,11 +177,10 @@ static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalar
 /// (another array), and state n into previous_* (in this order).
 template <int D>
 __global__ void __launch_bounds__(block_size)
-    predict_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position,
-                   Float4* __restrict__ motion, const Float4* __restrict__ derivatives,
-                   Vec<D>* __restrict__ previous_position, Vec<D>* __restrict__ previous_velocity,
-                   float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
-                   const StepScalars* __restrict__ scalars) {
+    predict_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+                   const Float4* __restrict__ derivatives, Vec<D>* __restrict__ previous_position,
+                   Vec<D>* __restrict__ previous_velocity, float* __restrict__ previous_density,
+                   std::uint32_t n, FluidConstants c, const StepScalars* __restrict__ scalars) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     if (i >= n)
         return;
@@ -204,8 +203,8 @@ __global__ void __launch_bounds__(block_size)
 /// previous_* are in the predictor's order: particle i reads them at order.previous_index(i).
 template <int D>
 __global__ void __launch_bounds__(block_size)
-    correct_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position,
-                   Float4* __restrict__ motion, const Float4* __restrict__ derivatives,
+    correct_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+                   const Float4* __restrict__ derivatives,
                    const Vec<D>* __restrict__ previous_position,
                    const Vec<D>* __restrict__ previous_velocity,
                    const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
@@ -237,12 +236,15 @@ __global__ void __launch_bounds__(block_size)
 /// Verlet step over the build's order, plus the failure check. previous_*_in are in the last
 /// step's order (read at order.previous_index(i)); previous_*_out receive step n in this one.
 template <int D>
-__global__ void __launch_bounds__(block_size) verlet_kernel(
-    BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
-    const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_velocity_in,
-    const float* __restrict__ previous_density_in, Vec<D>* __restrict__ previous_velocity_out,
-    float* __restrict__ previous_density_out, std::uint32_t n, bool euler, FluidConstants c,
-    float density_min, float density_max, StepScalars* __restrict__ scalars) {
+__global__ void __launch_bounds__(block_size)
+    verlet_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+                  const Float4* __restrict__ derivatives,
+                  const Vec<D>* __restrict__ previous_velocity_in,
+                  const float* __restrict__ previous_density_in,
+                  Vec<D>* __restrict__ previous_velocity_out,
+                  float* __restrict__ previous_density_out, std::uint32_t n, bool euler,
+                  FluidConstants c, float density_min, float density_max,
+                  StepScalars* __restrict__ scalars) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     if (i >= n)
         return;
@@ -315,8 +317,8 @@ __global__ void count_neighbours_kernel(ViewT view, std::uint32_t n,
 /// chain of loads.
 template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
-    gauge_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
-                 FluidConstants c, const Vec<D>* __restrict__ points, std::uint32_t count,
+    gauge_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel, FluidConstants c,
+                 const Vec<D>* __restrict__ points, std::uint32_t count,
                  GaugeSums<D>* __restrict__ sums) {
     const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
     const std::uint32_t lane = threadIdx.x & 31;

@@ -218,9 +218,8 @@ TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {
                             dir_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "| rank | module | ms/step |")) << r.output;
-    for (const char* module :
-         {"counting-sort/strips/1", "radix-sort/moore/0.5", "counting-sort/hybrid/1",
-          "linked-list/modular/1/index"})
+    for (const char* module : {"counting-sort/strips/1", "radix-sort/moore/0.5",
+                               "counting-sort/hybrid/1", "linked-list/modular/1/index"})
         EXPECT_TRUE(contains(r.output, module)) << module << " missing in:\n" << r.output;
     EXPECT_TRUE(contains(r.output, "put it in the case: <neighbours construction=\"")) << r.output;
     EXPECT_EQ(sluice("tune small.xml --modules bucket/strips/1", dir_).exit_code, 2);

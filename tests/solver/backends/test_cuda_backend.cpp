@@ -495,9 +495,9 @@ TEST(CudaBackend, ShortRunOfEveryPath) {
     for (const Case& base : cases)
         for (IntegratorKind integrator : {IntegratorKind::symplectic, IntegratorKind::verlet})
             for (CudaInteraction interaction : {CudaInteraction::queued, CudaInteraction::direct})
-                for (const char* module : {"counting-sort/strips/1", "radix-sort/moore/0.5",
-                                           "counting-sort/hybrid/0.5/index",
-                                           "linked-list/modular/1"}) {
+                for (const char* module :
+                     {"counting-sort/strips/1", "radix-sort/moore/0.5",
+                      "counting-sort/hybrid/0.5/index", "linked-list/modular/1"}) {
                     Case c = base;
                     c.physics.integrator = integrator;
                     c.neighbours = parse_neighbour_module(module);

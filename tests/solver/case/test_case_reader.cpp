@@ -209,18 +209,20 @@ TEST(CaseReader, NeighboursAutoAsksForTheFastestModule) {
 }
 
 TEST(CaseReader, NeighboursLayoutAndLinkedList) {
-    const Case c = parse_case(lines({head2, geometry2,
-                                     R"(<neighbours query="hybrid" binWidth="0.5" layout="index"/>)",
-                                     tail}),
-                              "t.xml");
+    const Case c =
+        parse_case(lines({head2, geometry2,
+                          R"(<neighbours query="hybrid" binWidth="0.5" layout="index"/>)", tail}),
+                   "t.xml");
     EXPECT_EQ(c.neighbours.name(), "counting-sort/hybrid/0.5/index");
-    const Case list = parse_case(
-        lines({head2, geometry2, R"(<neighbours construction="linked-list" query="moore"/>)", tail}),
-        "t.xml");
+    const Case list =
+        parse_case(lines({head2, geometry2,
+                          R"(<neighbours construction="linked-list" query="moore"/>)", tail}),
+                   "t.xml");
     EXPECT_EQ(list.neighbours.name(), "linked-list/moore/1/index");
     // Invalid pairs: the line of the element and why.
-    for (const char* bad : {R"(<neighbours construction="linked-list"/>)", // strips by default
-                            R"(<neighbours construction="linked-list" query="moore" layout="reorder"/>)"}) {
+    for (const char* bad :
+         {R"(<neighbours construction="linked-list"/>)", // strips by default
+          R"(<neighbours construction="linked-list" query="moore" layout="reorder"/>)"}) {
         try {
             parse_case(lines({head2, geometry2, bad, tail}), "t.xml");
             FAIL() << "no CaseError for " << bad;
@@ -229,9 +231,9 @@ TEST(CaseReader, NeighboursLayoutAndLinkedList) {
             EXPECT_NE(std::string(e.what()).find("linked-list"), std::string::npos) << e.what();
         }
     }
-    EXPECT_THROW(parse_case(lines({head2, geometry2, R"(<neighbours layout="sorted"/>)", tail}),
-                            "t.xml"),
-                 CaseError);
+    EXPECT_THROW(
+        parse_case(lines({head2, geometry2, R"(<neighbours layout="sorted"/>)", tail}), "t.xml"),
+        CaseError);
 }
 
 TEST(CaseReader, OutputElementSetsTheSnapshotFormat) {
