@@ -38,6 +38,10 @@ struct NeighbourView {
     const Vec<D>* positions = nullptr;  ///< in bin order
     float radius = 0.0f;                ///< search radius R (m)
     float radius2 = 0.0f;               ///< R², computed as radius * radius in float
+    /// Optional: → the largest distance along any axis a particle has moved since the build
+    /// (m; null: none). The query then reads positions that are no longer the build's, and
+    /// widens its block by that much (query_block) so that it stays exact.
+    const float* skin = nullptr;
 
     /// Number of particles the PBM covers (excluded ones are not counted).
     SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
@@ -55,6 +59,10 @@ struct IndexedNeighbourView {
     const Vec<D>* positions = nullptr;          ///< in the input order
     float radius = 0.0f;
     float radius2 = 0.0f;
+    /// Optional: → the largest distance along any axis a particle has moved since the build
+    /// (m; null: none). The query then reads positions that are no longer the build's, and
+    /// widens its block by that much (query_block) so that it stays exact.
+    const float* skin = nullptr;
 
     SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
 };
@@ -74,6 +82,8 @@ struct LinkedListView {
     const std::uint32_t* binned = nullptr; ///< → number of particles in the lists
     float radius = 0.0f;
     float radius2 = 0.0f;
+    /// As NeighbourView's.
+    const float* skin = nullptr;
 
     SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return *binned; }
 };
@@ -288,6 +298,18 @@ SLUICE_HD SLUICE_INLINE void visit_row(const ViewT& view, const Vec<ViewT::dimen
     }
 }
 
+/// The view's skin (0 without one); read-only cache on the device.
+template <class ViewT>
+SLUICE_HD SLUICE_INLINE float load_skin(const ViewT& view) {
+    if (view.skin == nullptr)
+        return 0.0f;
+#if defined(__CUDA_ARCH__)
+    return __ldg(view.skin);
+#else
+    return *view.skin;
+#endif
+}
+
 /// What ChordsQuery adds to its bounds along `axis`: more than float rounding of the bin faces,
 /// of the coordinate differences the distance test forms and of axis_bin can move them
 /// (generous: it only widens chords).
@@ -319,7 +341,10 @@ SLUICE_HD SLUICE_INLINE float gap_to_bin(const GridSpec<D>& g, const Vec<D>& x, 
 template <class ViewT, int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE bool chord_of_row(const ViewT& view, const Vec<D>& x, const int (&row)[D],
                                           int& lo_x, int& hi_x) {
-    float rest = view.radius2 * (1.0f + 1e-5f);
+    // A skin s bounds the move along each axis, so s·√D the move in space (above √D).
+    constexpr float root_d = D == 3 ? 1.7320509f : 1.4142137f;
+    const float reach = view.radius + root_d * load_skin(view);
+    float rest = reach * reach * (1.0f + 1e-5f);
     SLUICE_UNROLL
     for (int a = 1; a < D; ++a) {
         const float gap = gap_to_bin(view.grid, x, a, row[a]);
@@ -335,13 +360,27 @@ SLUICE_HD SLUICE_INLINE bool chord_of_row(const ViewT& view, const Vec<D>& x, co
 }
 
 /// The block of bins a query at x visits: floor((x−R)/w) .. floor((x+R)/w) per axis, clamped.
+/// With a skin s (positions moved by up to s along each axis since the build), R + s plus
+/// chord_margin: a neighbour within R of x now was within R + s of it at the build, in
+/// exact arithmetic; the margin covers the rounding of the distance test, of the displacement
+/// and of these bounds (it only widens the block).
 template <class ViewT, int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE void query_block(const ViewT& view, const Vec<D>& x, int (&lo)[D],
                                          int (&hi)[D]) {
+    if (view.skin == nullptr) {
+        SLUICE_UNROLL
+        for (int k = 0; k < D; ++k) {
+            lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
+            hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
+        }
+        return;
+    }
+    const float skin = load_skin(view);
     SLUICE_UNROLL
     for (int k = 0; k < D; ++k) {
-        lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
-        hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
+        const float reach = view.radius + skin + chord_margin(view.grid, x, k);
+        lo[k] = view.grid.axis_bin(x[k] - reach, k);
+        hi[k] = view.grid.axis_bin(x[k] + reach, k);
     }
 }
 

@@ -256,8 +256,11 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << " m, h = " << fixed(h / c.dp, 3) << " dp, " << n << " particles ("
         << particles.fluid_count << " fluid, " << particles.boundary_count << " boundary), "
         << to_string(c.physics.integrator) << " ("
-        << (symplectic ? "2 constructions and 2 interaction passes" : "1 construction and 1 pass")
-        << " per step), " << to_string(c.physics.kernel) << " kernel\n"
+        << (symplectic ? "2 interaction passes per step; the reorder layout's corrector reuses the "
+                         "predictor's neighbour structure"
+                       : "1 construction and 1 pass per step")
+        << (symplectic && gpu && options.cuda.rebuild_for_corrector ? " (here: rebuilt)" : "")
+        << "), " << to_string(c.physics.kernel) << " kernel\n"
         << "backend: " << (gpu ? "cuda, " + cuda_device_name() : std::string("cpu"))
         << "; each module: " << options.warmup_steps << " warm-up + " << options.steps
         << " timed steps from " << start_text << " (set up in " << fixed(setup_seconds, 1)

@@ -18,6 +18,7 @@ int bench_command(const Options& o) {
     b.csv_path = o.csv;
     b.backend = o.backend;
     b.cuda.interaction = o.interaction;
+    b.cuda.rebuild_for_corrector = o.rebuild_for_corrector;
     b.end_time = o.end_time;
     b.from_state = o.from_state;
     b.output_interval = o.output_interval;

@@ -205,8 +205,9 @@ Options parse_options(int argc, char** argv) {
         ->type_name("N");
     bench
         ->add_option("--modules", o.modules,
-                     "'all' (every construction x query x bin width 1, 0.5, 1/3: 30 modules) or a "
-                     "comma-separated list of C/Q/W")
+                     "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 66 "
+                     "modules), 'reorder' or 'index' (the modules of one layout), or a "
+                     "comma-separated list of C/Q/W[/L]")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
         ->capture_default_str()
         ->type_name("all|LIST");
@@ -218,6 +219,15 @@ Options parse_options(int argc, char** argv) {
         ->check(CLI::IsMember({"direct", "queued"}).description(""))
         ->capture_default_str()
         ->type_name("direct|queued");
+    std::string corrector = "reuse";
+    bench
+        ->add_option(
+            "--corrector", corrector,
+            "symplectic, reorder layout: reuse the predictor's neighbour structure for the "
+            "corrector (exact with a skin) or rebuild it")
+        ->check(CLI::IsMember({"reuse", "rebuild"}).description(""))
+        ->capture_default_str()
+        ->type_name("reuse|rebuild");
     add_dp(bench);
     add_backend(bench);
     bench
@@ -327,6 +337,7 @@ Options parse_options(int argc, char** argv) {
         o.writers = writers;
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
     o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
+    o.rebuild_for_corrector = corrector == "rebuild";
     return o;
 }
 

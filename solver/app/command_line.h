@@ -62,6 +62,7 @@ struct Options {
     std::string modules = "all";
     std::string csv;
     CudaInteraction interaction = CudaInteraction::direct;
+    bool rebuild_for_corrector = false; ///< bench --corrector rebuild (CUDA backend)
     bool bench_gauges = false;
 };
 

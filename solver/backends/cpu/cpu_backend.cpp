@@ -132,6 +132,16 @@ private:
     GridSpec<D> grid_;
     CpuNeighbourBuilder<D> builder_;
     std::vector<Vec<D>> build_positions_; ///< index layout: what the last build (and view) read
+    /// Symplectic, reorder: the corrector (and gauges after the step) query the predictor's
+    /// structure over the state's positions, skin_ (m) being the largest move along any axis
+    /// since that build (query.h), as the CUDA backend does.
+    bool reused_ = false;
+    float skin_ = 0.0f;
+    /// The view queries take: the last build's, or that build over the state's positions with
+    /// its skin (reused_).
+    AnyNeighbourView<D> current_view() const;
+    /// The largest move along any axis of the active particles since the last build (m).
+    float largest_move_since_build() const;
     std::uint32_t boundary_count_;
 
     // particle state, bin order
@@ -224,7 +234,7 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
     StageClock clock(gauge_seconds_);
     GaugeResponse out;
     out.sums.resize(request.points.size());
-    dispatch_neighbour_query<D>(query_, builder_.view(layout_), [&](auto query, const auto& view) {
+    dispatch_neighbour_query<D>(query_, current_view(), [&](auto query, const auto& view) {
         std::visit(
             [&](const auto& kernel) {
                 using QueryT = decltype(query);
@@ -297,7 +307,31 @@ SimulationState CpuSimulation<D>::save_state() const {
 }
 
 template <int D>
+AnyNeighbourView<D> CpuSimulation<D>::current_view() const {
+    AnyNeighbourView<D> view = builder_.view(layout_);
+    if (reused_) {
+        NeighbourView<D>& v = std::get<NeighbourView<D>>(view); // reorder layout only
+        v.positions = position_.data();
+        v.skin = &skin_;
+    }
+    return view;
+}
+
+template <int D>
+float CpuSimulation<D>::largest_move_since_build() const {
+    const std::vector<Vec<D>>& built = builder_.sorted_positions(); // reorder: the same order
+    float moved = 0.0f;
+    const std::int64_t n = active_;
+#pragma omp parallel for schedule(static) reduction(max : moved) if (n >= parallel_threshold)
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int k = 0; k < D; ++k)
+            moved = std::max(moved, std::fabs(position_[i][k] - built[i][k]));
+    return moved;
+}
+
+template <int D>
 void CpuSimulation<D>::rebuild(bool with_previous) {
+    reused_ = false;
     const float radius = static_cast<float>(derived_.support);
     if (layout_ == Layout::index) {
         StageClock clock(stage_seconds_[construction]);
@@ -384,14 +418,13 @@ void CpuSimulation<D>::interact() {
     for (std::int64_t i = 0; i < n; ++i)
         pressure_[i] = tait_pressure(fluid_, density_[i]);
     // Runtime choice → compiled instantiation, once per pass (DESIGN.md).
-    dispatch_neighbour_query<D>(
-        query_, builder_.view(layout_), [this](auto query, const auto& view) {
-            std::visit(
-                [&](const auto& kernel) {
-                    this->template interact_with<decltype(query)>(view, kernel);
-                },
-                kernel_);
-        });
+    dispatch_neighbour_query<D>(query_, current_view(), [this](auto query, const auto& view) {
+        std::visit(
+            [&](const auto& kernel) {
+                this->template interact_with<decltype(query)>(view, kernel);
+            },
+            kernel_);
+    });
 }
 
 template <int D>
@@ -405,8 +438,8 @@ template <int D>
 void CpuSimulation<D>::step() {
     const float rho0 = fluid_.rho0;
     if (integrator_ == IntegratorKind::symplectic) {
-        // Predictor with the derivatives of state n, then a corrector with those of n+½; the
-        // positions change in between, so the neighbour structure is rebuilt twice.
+        // Predictor with the derivatives of state n, then a corrector with those of n+½ (on the
+        // predictor's neighbour structure, reorder layout, or on a new one).
         rebuild(false);
         interact();
         {
@@ -419,7 +452,15 @@ void CpuSimulation<D>::step() {
             for (std::int64_t i = 0; i < n; ++i)
                 symplectic_predict(a, static_cast<std::uint32_t>(i), dt, rho0);
         }
-        rebuild(true);
+        // The corrector's neighbours: the predictor's structure over the predicted positions,
+        // widened by how far they moved (exact, query.h), as the CUDA backend does; the index
+        // layouts build again.
+        if (layout_ == Layout::reorder) {
+            skin_ = largest_move_since_build();
+            reused_ = true;
+        } else {
+            rebuild(true);
+        }
         interact();
         StageClock clock(stage_seconds_[integration]);
         const float dt = static_cast<float>(dt_);
@@ -428,6 +469,8 @@ void CpuSimulation<D>::step() {
 #pragma omp parallel for schedule(static) if (n >= parallel_threshold)
         for (std::int64_t i = 0; i < n; ++i)
             symplectic_correct(a, static_cast<std::uint32_t>(i), dt, rho0);
+        if (reused_) // gauges after the step query the state through it
+            skin_ = largest_move_since_build();
     } else {
         rebuild(true);
         interact();

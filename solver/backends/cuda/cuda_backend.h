@@ -79,6 +79,11 @@ struct CudaOptions {
     CudaInteraction interaction = CudaInteraction::direct;
     /// Record CUDA events between the stages of every step for stage_times() (a few µs a step).
     bool stage_timing = true;
+    /// Symplectic scheme, reorder layout: build the neighbour structure again before the
+    /// corrector, as the index layouts always do, instead of reusing the predictor's with the
+    /// predictor's largest move as its skin (query.h). Both are exact; the reuse saves a
+    /// construction and a reorder per step.
+    bool rebuild_for_corrector = false;
 };
 
 /// A Simulation on the GPU, with what benchmarks and tests need beyond the common interface.

@@ -191,10 +191,17 @@ void CudaSimulation<D>::rebuild() {
 }
 
 template <int D>
-BuildOrder<D> CudaSimulation<D>::build_order() const {
+BuildOrder<D> CudaSimulation<D>::build_order(bool reused) const {
     const bool sorted = layout_ == Layout::reorder;
     return BuildOrder<D>{view_positions(), sorted ? d_binned() : nullptr,
-                         sorted ? builder_.d_permutation() : nullptr, grid_};
+                         sorted && !reused ? builder_.d_permutation() : nullptr, grid_};
+}
+
+template <int D>
+void CudaSimulation<D>::reuse_view(const float* d_skin) {
+    auto& v = std::get<NeighbourView<D>>(view_); // reorder layout only
+    v.positions = positions();
+    v.skin = d_skin;
 }
 
 template <int D>
@@ -315,14 +322,22 @@ void CudaSimulation<D>::step() {
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         mark(integration);
-        rebuild();
+        // The corrector's neighbours: the predictor's structure over the predicted positions,
+        // widened by how far they moved (exact, query.h), or a new build.
+        const bool reused = reuse_for_corrector();
+        if (reused)
+            reuse_view(&scalars_.get()->predictor_skin);
+        else
+            rebuild();
         interact();
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
-            build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
+            build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
             fluid_, density_min_, density_max_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
+        if (reused) // gauges after the step query the state through it
+            reuse_view(&scalars_.get()->step_skin);
         mark(integration);
     } else {
         rebuild();

@@ -85,8 +85,16 @@ private:
     const Vec<D>* view_positions() const {
         return std::visit([](const auto& v) -> const Vec<D>* { return v.positions; }, view_);
     }
-    /// The last build's order and membership, for the integration kernels.
-    BuildOrder<D> build_order() const;
+    /// The last build's order and membership, for the integration kernels; `reused`: the
+    /// corrector on the predictor's structure (previous_* in this same order).
+    BuildOrder<D> build_order(bool reused = false) const;
+    /// The predictor's structure for the corrector pass, or (after the corrector) for gauges:
+    /// the state's positions now, and the largest move since the build as skin.
+    void reuse_view(const float* d_skin);
+    bool reuse_for_corrector() const {
+        return integrator_ == IntegratorKind::symplectic && layout_ == Layout::reorder &&
+               !options_.rebuild_for_corrector;
+    }
     /// Where an integration kernel writes positions: never the array the build read.
     Vec<D>* integration_output() const {
         return position_[layout_ == Layout::index ? 1 - position_current_ : 0].get();

@@ -27,6 +27,10 @@ inline unsigned blocks_for(std::uint32_t n, int block) {
     return static_cast<unsigned>((static_cast<std::uint64_t>(n) + block - 1) / block);
 }
 
+struct MaxOp {
+    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
 /// The scalars of a step, in device memory; the host reads them once, at the end of the step.
 struct StepScalars {
     double dt;                            ///< s, from the first interaction pass
@@ -35,12 +39,31 @@ struct StepScalars {
     std::uint32_t mu_max_bits;            ///< float bits of max μ
     std::uint32_t bad_count;              ///< particles that failed the check
     std::uint32_t binned;                 ///< pbm[nbins] of the last build
-    std::uint32_t padding;
+    /// Symplectic, reorder: the largest move along any axis since the step's build (m), after
+    /// the predictor and after the corrector: the skin of the reused structure (query.h).
+    float predictor_skin;
+    float step_skin;
 };
 
-struct MaxOp {
-    __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
+/// *target = max(*target, the block's largest `mine`) for non-negative floats (their bit
+/// patterns order like them): one atomic per block. Every thread of the block must call it.
+__device__ __forceinline__ void block_max_into(float* target, float mine) {
+    using BlockReduce = cub::BlockReduce<float, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    const float block = BlockReduce(storage).Reduce(mine, MaxOp{});
+    if (threadIdx.x == 0 && block > 0.0f)
+        atomicMax(reinterpret_cast<unsigned int*>(target), __float_as_uint(block));
+}
+
+/// The largest |a_k − b_k| over the axes (m).
+template <int D>
+__device__ __forceinline__ float largest_move(const Vec<D>& a, const Vec<D>& b) {
+    float m = 0.0f;
+    SLUICE_UNROLL
+    for (int k = 0; k < D; ++k)
+        m = fmaxf(m, fabsf(a[k] - b[k]));
+    return m;
+}
 
 /// Whether the particle at view index i (< n) is in the view's structure, and its position.
 /// Bin order (NeighbourView): the first view.size() particles are; an index layout keeps its
@@ -180,39 +203,39 @@ __global__ void __launch_bounds__(block_size)
     predict_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
                    const Float4* __restrict__ derivatives, Vec<D>* __restrict__ previous_position,
                    Vec<D>* __restrict__ previous_velocity, float* __restrict__ previous_density,
-                   std::uint32_t n, FluidConstants c, const StepScalars* __restrict__ scalars) {
+                   std::uint32_t n, FluidConstants c, StepScalars* __restrict__ scalars) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    if (i >= n)
-        return;
-    const Vec<D> x = detail::load_position(order.positions + i);
-    if (!order.holds(i, x)) {
-        position[i] = x;
-        return;
+    float moved = 0.0f;
+    if (i < n) {
+        const Vec<D> x = detail::load_position(order.positions + i);
+        if (!order.holds(i, x)) {
+            position[i] = x;
+        } else {
+            PreviousState<D> previous;
+            const IntegrationResult<D> r =
+                predict_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, previous);
+            position[i] = r.position;
+            motion[i] = r.motion;
+            previous_position[i] = previous.position;
+            previous_velocity[i] = previous.velocity;
+            previous_density[i] = previous.density;
+            moved = largest_move(r.position, x);
+        }
     }
-    PreviousState<D> previous;
-    const IntegrationResult<D> r =
-        predict_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, previous);
-    position[i] = r.position;
-    motion[i] = r.motion;
-    previous_position[i] = previous.position;
-    previous_velocity[i] = previous.velocity;
-    previous_density[i] = previous.density;
+    block_max_into(&scalars->predictor_skin, moved);
 }
 
-/// Symplectic corrector over the new build's order, plus the failure check of every particle.
-/// previous_* are in the predictor's order: particle i reads them at order.previous_index(i).
+/// correct_kernel's work for particle i; returns how far it moved since state n.
 template <int D>
-__global__ void __launch_bounds__(block_size)
-    correct_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
-                   const Float4* __restrict__ derivatives,
-                   const Vec<D>* __restrict__ previous_position,
-                   const Vec<D>* __restrict__ previous_velocity,
-                   const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
-                   float density_min, float density_max, StepScalars* __restrict__ scalars) {
-    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    if (i >= n)
-        return;
+__device__ __forceinline__ float
+correct_particle(const BuildOrder<D>& order, Vec<D>* position, Float4* __restrict__ motion,
+                 const Float4* __restrict__ derivatives,
+                 const Vec<D>* __restrict__ previous_position,
+                 const Vec<D>* __restrict__ previous_velocity,
+                 const float* __restrict__ previous_density, std::uint32_t i, FluidConstants c,
+                 float density_min, float density_max, StepScalars* __restrict__ scalars) {
     const Vec<D> x = detail::load_position(order.positions + i);
+    float moved = 0.0f;
     bool bad;
     if (!order.holds(i, x)) {
         position[i] = x;
@@ -228,9 +251,33 @@ __global__ void __launch_bounds__(block_size)
         position[i] = r.position;
         motion[i] = r.motion;
         bad = state_is_bad(r.state, density_min, density_max);
+        moved = largest_move(r.position, previous.position);
     }
     if (bad)
         atomicAdd(&scalars->bad_count, 1u);
+    return moved;
+}
+
+/// Symplectic corrector over the new build's order (or the predictor's, when its structure is
+/// reused: then order.positions is `position` itself, each thread reading its element before
+/// writing it), plus the failure check of every particle. previous_* are in the predictor's
+/// order: particle i reads them at order.previous_index(i). Also the largest move since state n
+/// (the predictor's build), into scalars->step_skin.
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    correct_kernel(BuildOrder<D> order, Vec<D>* position, Float4* __restrict__ motion,
+                   const Float4* __restrict__ derivatives,
+                   const Vec<D>* __restrict__ previous_position,
+                   const Vec<D>* __restrict__ previous_velocity,
+                   const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
+                   float density_min, float density_max, StepScalars* __restrict__ scalars) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    float moved = 0.0f;
+    if (i < n)
+        moved = correct_particle(order, position, motion, derivatives, previous_position,
+                                 previous_velocity, previous_density, i, c, density_min,
+                                 density_max, scalars);
+    block_max_into(&scalars->step_skin, moved);
 }
 
 /// Verlet step over the build's order, plus the failure check. previous_*_in are in the last
