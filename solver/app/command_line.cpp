@@ -82,12 +82,12 @@ Options parse_options(int argc, char** argv) {
             parse_neighbour_module(t);
     });
     const std::string neighbours_help =
-        "neighbour module CONSTRUCTION/QUERY/BINWIDTH, e.g. counting-sort/strips/0.5, or auto "
-        "(run: time the modules first and take the fastest, as 'sluice tune') "
-        "(constructions: counting-sort, radix-sort; queries: moore, strips, chords, modular, "
-        "hybrid; bin width / "
-        "search "
-        "radius in (0, 1]); overrides <neighbours>";
+        "neighbour module CONSTRUCTION/QUERY/BINWIDTH[/LAYOUT], e.g. counting-sort/strips/0.5, "
+        "counting-sort/hybrid/0.5/index or linked-list/moore/1, or auto (run: time the modules "
+        "first and take the fastest, as 'sluice tune') (constructions: " +
+        std::string(construction_names()) + "; queries: " + std::string(query_names()) +
+        "; bin width / search radius in (0, 1]; layouts: " + std::string(layout_names()) +
+        ", a linked-list is index and walks moore or modular); overrides <neighbours>";
     std::string out_dir;
     double end_time = 0.0, dp = 0.0;
 
@@ -122,7 +122,7 @@ Options parse_options(int argc, char** argv) {
             ->type_name("T");
         command->add_option("--neighbours", neighbours_text, neighbours_help)
             ->check(neighbour_module)
-            ->type_name("C/Q/W|auto");
+            ->type_name("C/Q/W[/L]|auto");
         add_dp(command);
         add_backend(command);
     };
@@ -265,8 +265,8 @@ Options parse_options(int argc, char** argv) {
         ->type_name("N");
     std::string tune_modules = "all";
     tune->add_option("--modules", tune_modules,
-                     "'all' (every construction x query x bin width 1, 0.5, 1/3) or a "
-                     "comma-separated list of C/Q/W")
+                     "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 66 "
+                     "modules), 'reorder' or 'index', or a comma-separated list of C/Q/W[/L]")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
         ->capture_default_str()
         ->type_name("all|LIST");
