@@ -111,8 +111,9 @@ TEST_F(Cli, HelpAndVersion) {
         EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
     const Result bench = sluice("bench --help");
     EXPECT_EQ(bench.exit_code, 0) << bench.output;
-    for (const char* part : {"--steps", "=100", "--modules", "--csv", "--interaction", "--end-time",
-                             "--from-state", "--output-interval", "--compressor"})
+    for (const char* part :
+         {"--steps", "=100", "--modules", "--csv", "--interaction", "--corrector", "--end-time",
+          "--from-state", "--output-interval", "--compressor"})
         EXPECT_TRUE(contains(bench.output, part)) << part << " missing in:\n" << bench.output;
     for (const char* part : {"--compressor lz4|zlib|none", "--compression-level", "--fields",
                              "--boundary-output every|first", "--writers", "--output-interval"})
