@@ -115,6 +115,9 @@ private:
     /// Index layout: moves the particles the last build excluded to the end of every array
     /// (stable), as the reorder layout's sort does.
     void move_excluded_last(bool with_previous);
+    /// Every particle array but the positions: a[k] ← a[order[k]]; with_previous: also the
+    /// integrator's previous_* arrays (those the scheme uses; the others are empty).
+    void gather_state(const std::vector<std::uint32_t>& order, bool with_previous);
     IntegratorArrays<D> integrator_arrays();
     void check(); ///< throws SimulationFailure
     void record_exclusions();
@@ -352,18 +355,22 @@ void CpuSimulation<D>::rebuild(bool with_previous) {
         builder_.build(position_.data(), size(), grid_, radius, OutsidePolicy::exclude);
     }
     StageClock clock(stage_seconds_[reorder]);
-    const std::vector<std::uint32_t>& permutation = builder_.permutation();
     position_ = builder_.sorted_positions();
-    gather(velocity_, scratch_vec_, permutation);
-    gather(density_, scratch_float_, permutation);
-    gather(type_, scratch_type_, permutation);
-    gather(id_, scratch_id_, permutation);
-    if (with_previous) {
-        gather(previous_position_, scratch_vec_, permutation);
-        gather(previous_velocity_, scratch_vec_, permutation);
-        gather(previous_density_, scratch_float_, permutation);
-    }
+    gather_state(builder_.permutation(), with_previous);
     active_ = builder_.binned_count();
+}
+
+template <int D>
+void CpuSimulation<D>::gather_state(const std::vector<std::uint32_t>& order, bool with_previous) {
+    gather(velocity_, scratch_vec_, order);
+    gather(density_, scratch_float_, order);
+    gather(type_, scratch_type_, order);
+    gather(id_, scratch_id_, order);
+    if (with_previous) {
+        gather(previous_position_, scratch_vec_, order);
+        gather(previous_velocity_, scratch_vec_, order);
+        gather(previous_density_, scratch_float_, order);
+    }
 }
 
 template <int D>
@@ -377,15 +384,7 @@ void CpuSimulation<D>::move_excluded_last(bool with_previous) {
         if (!grid_.contains(build_positions_[i]))
             order.push_back(i);
     gather(position_, scratch_vec_, order);
-    gather(velocity_, scratch_vec_, order);
-    gather(density_, scratch_float_, order);
-    gather(type_, scratch_type_, order);
-    gather(id_, scratch_id_, order);
-    if (with_previous) {
-        gather(previous_position_, scratch_vec_, order);
-        gather(previous_velocity_, scratch_vec_, order);
-        gather(previous_density_, scratch_float_, order);
-    }
+    gather_state(order, with_previous);
 }
 
 template <int D>
