@@ -83,11 +83,9 @@ NeighbourView<D> CpuNeighbourBuilder<D>::view() const {
     if (construction_ == Construction::linked_list)
         throw std::logic_error("a linked-list build has no bin order: use linked_list_view()");
     NeighbourView<D> v;
-    v.grid = grid_;
+    v.set_search(grid_, radius_);
     v.pbm = pbm_.data();
     v.positions = sorted_.data();
-    v.radius = radius_;
-    v.radius2 = radius_ * radius_;
     return v;
 }
 
@@ -96,12 +94,10 @@ IndexedNeighbourView<D> CpuNeighbourBuilder<D>::indexed_view() const {
     if (construction_ == Construction::linked_list)
         throw std::logic_error("a linked-list build has no PBM: use linked_list_view()");
     IndexedNeighbourView<D> v;
-    v.grid = grid_;
+    v.set_search(grid_, radius_);
     v.pbm = pbm_.data();
     v.permutation = permutation_.data();
     v.positions = input_;
-    v.radius = radius_;
-    v.radius2 = radius_ * radius_;
     return v;
 }
 
@@ -110,13 +106,11 @@ LinkedListView<D> CpuNeighbourBuilder<D>::linked_list_view() const {
     if (construction_ != Construction::linked_list)
         throw std::logic_error("only a linked-list build has lists");
     LinkedListView<D> v;
-    v.grid = grid_;
+    v.set_search(grid_, radius_);
     v.heads = heads_.data();
     v.next = next_.data();
     v.positions = input_;
     v.binned = &binned_;
-    v.radius = radius_;
-    v.radius2 = radius_ * radius_;
     return v;
 }
 

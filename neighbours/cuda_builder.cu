@@ -297,23 +297,19 @@ AnyNeighbourView<D> CudaNeighbourBuilder<D>::build_view(const Vec<D>* d_position
     enqueue(d_positions, n, grid, radius, policy, !indexed, stream, timing);
     if (construction_ == Construction::linked_list) {
         LinkedListView<D> v;
-        v.grid = grid_;
+        v.set_search(grid_, radius_);
         v.heads = d_pbm_;
         v.next = d_key_;
         v.positions = d_positions;
         v.binned = d_pbm_ + grid_.bin_count();
-        v.radius = radius_;
-        v.radius2 = radius_ * radius_;
         return v;
     }
     if (indexed) {
         IndexedNeighbourView<D> v;
-        v.grid = grid_;
+        v.set_search(grid_, radius_);
         v.pbm = d_pbm_;
         v.permutation = d_perm_;
         v.positions = d_positions;
-        v.radius = radius_;
-        v.radius2 = radius_ * radius_;
         return v;
     }
     return view();
@@ -390,11 +386,9 @@ void CudaNeighbourBuilder<D>::enqueue(const Vec<D>* d_positions, std::uint32_t n
 template <int D>
 NeighbourView<D> CudaNeighbourBuilder<D>::view() const {
     NeighbourView<D> v;
-    v.grid = grid_;
+    v.set_search(grid_, radius_);
     v.pbm = d_pbm_;
     v.positions = d_sorted_;
-    v.radius = radius_;
-    v.radius2 = radius_ * radius_;
     return v;
 }
 

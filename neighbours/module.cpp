@@ -39,8 +39,12 @@ bool query_needs_pbm(const QueryTag& q) {
     return !std::holds_alternative<MooreQuery>(q) && !std::holds_alternative<ModularQuery>(q);
 }
 
+bool module_exists(Construction c, const QueryTag& q, Layout layout) {
+    return c != Construction::linked_list || (layout == Layout::index && !query_needs_pbm(q));
+}
+
 void validate_neighbour_module(const NeighbourModule& m) {
-    if (m.construction != Construction::linked_list)
+    if (module_exists(m.construction, m.query, m.layout))
         return;
     if (query_needs_pbm(m.query))
         throw std::invalid_argument(
@@ -103,13 +107,10 @@ std::vector<NeighbourModule> all_neighbour_modules(const std::vector<float>& bin
         for (const QueryTag& q :
              {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
               QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
-            for (Layout layout : {Layout::reorder, Layout::index}) {
-                if (c == Construction::linked_list &&
-                    (layout == Layout::reorder || query_needs_pbm(q)))
-                    continue; // no such module (validate_neighbour_module says why)
-                for (float w : bin_widths)
-                    modules.push_back({c, q, w, layout});
-            }
+            for (Layout layout : {Layout::reorder, Layout::index})
+                if (module_exists(c, q, layout))
+                    for (float w : bin_widths)
+                        modules.push_back({c, q, w, layout});
     return modules;
 }
 

@@ -66,8 +66,11 @@ struct NeighbourModule {
 /// chords and hybrid do; moore and modular walk bin by bin and also walk linked lists.
 bool query_needs_pbm(const QueryTag& q);
 
-/// Throws std::invalid_argument, saying why, for a combination no module implements: a
-/// linked-list with a traversal that needs a PBM, or with layout reorder.
+/// Whether a module implements this combination: every one but a linked-list with a traversal
+/// that needs a PBM or with layout reorder.
+bool module_exists(Construction c, const QueryTag& q, Layout layout);
+
+/// Throws std::invalid_argument, saying why, for a combination !module_exists.
 void validate_neighbour_module(const NeighbourModule& m);
 
 std::string_view construction_name(Construction c);

@@ -21,6 +21,26 @@
 
 namespace sluice {
 
+/// What every view holds besides its arrays: the grid, the search radius and an optional skin.
+/// set_search() is the one place that derives R² from R.
+template <int D>
+struct SearchGeometry {
+    static constexpr int dimension = D;
+    GridSpec<D> grid;
+    float radius = 0.0f;  ///< search radius R (m)
+    float radius2 = 0.0f; ///< R², computed as radius * radius in float
+    /// Optional: → the largest distance along any axis a particle has moved since the build
+    /// (m; null: none). The query then reads positions that are no longer the build's, and
+    /// widens its block by that much (query_block) so that it stays exact.
+    const float* skin = nullptr;
+
+    void set_search(const GridSpec<D>& g, float r) {
+        grid = g;
+        radius = r;
+        radius2 = r * r;
+    }
+};
+
 /// What a query reads, one struct per layout (DESIGN.md; module.h's Construction and Layout).
 /// Each is trivially copyable (kernels take it by value) and names, for every particle it holds,
 /// the index j it hands to a visitor: the caller's particle arrays must be in that order.
@@ -31,40 +51,24 @@ namespace sluice {
 /// Layout::reorder over a PBM (counting-sort, radix-sort): positions in bin order; j is the
 /// bin-order index, so the caller's arrays are gathered into bin order after each build.
 template <int D>
-struct NeighbourView {
-    static constexpr int dimension = D;
-    GridSpec<D> grid;
+struct NeighbourView : SearchGeometry<D> {
     const std::uint32_t* pbm = nullptr; ///< grid.bin_count()+1 entries; pbm[b]..pbm[b+1] = bin b
     const Vec<D>* positions = nullptr;  ///< in bin order
-    float radius = 0.0f;                ///< search radius R (m)
-    float radius2 = 0.0f;               ///< R², computed as radius * radius in float
-    /// Optional: → the largest distance along any axis a particle has moved since the build
-    /// (m; null: none). The query then reads positions that are no longer the build's, and
-    /// widens its block by that much (query_block) so that it stays exact.
-    const float* skin = nullptr;
 
     /// Number of particles the PBM covers (excluded ones are not counted).
-    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
+    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[this->grid.bin_count()]; }
 };
 
 /// Layout::index over a PBM (paper 003's indexing method): the query walks the bin order through
 /// the permutation and reads positions in the input order; j is the input index, so the caller's
 /// arrays stay in their order (no gather).
 template <int D>
-struct IndexedNeighbourView {
-    static constexpr int dimension = D;
-    GridSpec<D> grid;
+struct IndexedNeighbourView : SearchGeometry<D> {
     const std::uint32_t* pbm = nullptr;         ///< as NeighbourView's
     const std::uint32_t* permutation = nullptr; ///< bin-order position k → input index
     const Vec<D>* positions = nullptr;          ///< in the input order
-    float radius = 0.0f;
-    float radius2 = 0.0f;
-    /// Optional: → the largest distance along any axis a particle has moved since the build
-    /// (m; null: none). The query then reads positions that are no longer the build's, and
-    /// widens its block by that much (query_block) so that it stays exact.
-    const float* skin = nullptr;
 
-    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[grid.bin_count()]; }
+    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[this->grid.bin_count()]; }
 };
 
 /// The linked-list grid (Barbieri et al. §2): heads[b] is the first particle of bin b's list
@@ -72,18 +76,12 @@ struct IndexedNeighbourView {
 /// index. Lists visit a bin's particles in no specified order (atomics), so only traversals that
 /// walk bin by bin (moore, modular) apply.
 template <int D>
-struct LinkedListView {
-    static constexpr int dimension = D;
+struct LinkedListView : SearchGeometry<D> {
     static constexpr std::uint32_t list_end = 0xFFFFFFFFu;
-    GridSpec<D> grid;
     const std::uint32_t* heads = nullptr;  ///< grid.bin_count() entries
     const std::uint32_t* next = nullptr;   ///< one per particle
     const Vec<D>* positions = nullptr;     ///< in the input order
     const std::uint32_t* binned = nullptr; ///< → number of particles in the lists
-    float radius = 0.0f;
-    float radius2 = 0.0f;
-    /// As NeighbourView's.
-    const float* skin = nullptr;
 
     SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return *binned; }
 };

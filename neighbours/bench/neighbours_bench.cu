@@ -573,7 +573,7 @@ public:
             std::map<std::pair<Construction, Layout>, ConstructionResult> builds;
             for (Construction c : o_.constructions)
                 for (Layout layout : o_.layouts)
-                    if (valid(c, layout))
+                    if (module_exists(c, MooreQuery{}, layout)) // Moore walks every structure
                         builds[{c, layout}] = time_construction(c, layout, grid, n);
 
             // Queries: reorder on the structure built from the presorted input (particles and
@@ -592,7 +592,7 @@ public:
                     std::visit([&](auto tag) { return query_stats<decltype(tag)>(view, n); }, q);
                 for (Layout layout : o_.layouts)
                     for (bool lists : {false, true}) {
-                        if (lists && (layout == Layout::reorder || query_needs_pbm(q)))
+                        if (lists && !module_exists(Construction::linked_list, q, layout))
                             continue;
                         const bool wanted = std::any_of(
                             o_.constructions.begin(), o_.constructions.end(), [&](Construction c) {
@@ -630,10 +630,6 @@ public:
                     }
             }
         }
-    }
-
-    static bool valid(Construction c, Layout layout) {
-        return c != Construction::linked_list || layout == Layout::index;
     }
 
     /// The Circles model run for `steps` steps from `start` with counting-sort and each query

@@ -28,19 +28,18 @@ double median(std::vector<double> v) {
 } // namespace
 
 std::vector<NeighbourModule> tune_candidates() {
-    // Likeliest first (a time limit may cut the list): the reorder layout, then index, then the
-    // linked list; within each, the traversals and widths that usually win.
+    // Likeliest first (a time limit may cut the list): the reorder layout, then index (the
+    // linked list last); within each, the traversals and widths that usually win.
     std::vector<NeighbourModule> modules;
     for (Layout layout : {Layout::reorder, Layout::index})
-        for (Construction c : {Construction::counting_sort, Construction::radix_sort})
+        for (Construction c :
+             {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
             for (const QueryTag& q :
                  {QueryTag(StripsQuery{}), QueryTag(ChordsQuery{}), QueryTag(HybridQuery{}),
                   QueryTag(MooreQuery{}), QueryTag(ModularQuery{})})
-                for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
-                    modules.push_back({c, q, w, layout});
-    for (const QueryTag& q : {QueryTag(MooreQuery{}), QueryTag(ModularQuery{})})
-        for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
-            modules.push_back({Construction::linked_list, q, w, Layout::index});
+                if (module_exists(c, q, layout))
+                    for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
+                        modules.push_back({c, q, w, layout});
     return modules;
 }
 

@@ -20,7 +20,6 @@
 #include <map>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -48,25 +47,9 @@ inline const std::vector<float>& tested_bin_widths() {
 inline std::vector<ModuleParam> all_module_params(const std::vector<OutsidePolicy>& policies) {
     std::vector<ModuleParam> out;
     for (int dim : {2, 3})
-        for (Construction c :
-             {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
-            for (QueryTag q :
-                 {QueryTag{MooreQuery{}}, QueryTag{StripsQuery{}}, QueryTag{ChordsQuery{}},
-                  QueryTag{ModularQuery{}}, QueryTag{HybridQuery{}}})
-                for (Layout layout : {Layout::reorder, Layout::index}) {
-                    NeighbourModule m;
-                    m.construction = c;
-                    m.query = q;
-                    m.layout = layout;
-                    try {
-                        validate_neighbour_module(m);
-                    } catch (const std::invalid_argument&) {
-                        continue; // no such module (a linked list needs bin-by-bin, index)
-                    }
-                    for (float w : tested_bin_widths())
-                        for (OutsidePolicy p : policies)
-                            out.push_back({c, q, w, dim, p, layout});
-                }
+        for (const NeighbourModule& m : all_neighbour_modules(tested_bin_widths()))
+            for (OutsidePolicy p : policies)
+                out.push_back({m.construction, m.query, m.bin_width, dim, p, m.layout});
     return out;
 }
 

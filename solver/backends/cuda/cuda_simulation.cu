@@ -238,23 +238,39 @@ void CudaSimulation<D>::move_excluded_last() {
 }
 
 /// Dispatch functors (named structs: nvcc and generic lambdas in templates do not mix well).
-template <int D, class QueryT, class ViewT>
-struct LaunchInteractionWith {
-    CudaSimulation<D>* simulation;
-    const ViewT* view;
-    template <class KernelT>
-    void operator()(const KernelT& kernel) const {
-        simulation->template launch_interaction<QueryT>(*view, kernel);
+
+/// Adds the kernel to a (query, view) dispatch: fn(QueryT{}, view, kernel) for the simulation's
+/// smoothing kernel (one std::visit), so that a launch needs one functor for all three choices.
+template <class FnT, class KernelsT>
+struct WithKernel {
+    template <class QueryT, class ViewT>
+    struct Bound {
+        const FnT* fn;
+        const ViewT* view;
+        template <class KernelT>
+        void operator()(const KernelT& kernel) const {
+            (*fn)(QueryT{}, *view, kernel);
+        }
+    };
+    FnT fn;
+    const KernelsT* kernels;
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        std::visit(Bound<QueryT, ViewT>{&fn, &view}, *kernels);
     }
 };
+
+template <class FnT, class KernelsT>
+WithKernel<FnT, KernelsT> with_kernel(FnT fn, const KernelsT& kernels) {
+    return {fn, &kernels};
+}
 
 template <int D>
 struct LaunchInteraction {
     CudaSimulation<D>* simulation;
-    template <class QueryT, class ViewT>
-    void operator()(QueryT, const ViewT& view) const {
-        std::visit(LaunchInteractionWith<D, QueryT, ViewT>{simulation, &view},
-                   simulation->kernels());
+    template <class QueryT, class ViewT, class KernelT>
+    void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
+        simulation->template launch_interaction<QueryT>(view, kernel);
     }
 };
 
@@ -296,7 +312,7 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
 
 template <int D>
 void CudaSimulation<D>::interact() {
-    dispatch_neighbour_query<D>(query_, view_, LaunchInteraction<D>{this});
+    dispatch_neighbour_query<D>(query_, view_, with_kernel(LaunchInteraction<D>{this}, kernel_));
     mark(interaction);
 }
 
@@ -309,35 +325,36 @@ void CudaSimulation<D>::step() {
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     const unsigned blocks = blocks_for(n_, block_size);
     if (integrator_ == IntegratorKind::symplectic) {
-        // Predictor with the derivatives of state n, then a corrector with those of n+½; the
-        // positions change in between, so the neighbour structure is rebuilt twice.
+        // Predictor with the derivatives of state n, then a corrector with those of n+½, on the
+        // predictor's neighbour structure (reorder layout) or on a new one.
+        const bool reused = reuse_for_corrector();
+        StepScalars* const scalars = scalars_.get();
         rebuild();
         interact();
-        time_step_kernel<<<1, 1, 0, stream_>>>(fluid_, cfl_, scalars_.get());
+        time_step_kernel<<<1, 1, 0, stream_>>>(fluid_, cfl_, scalars);
         SLUICE_CUDA_CHECK_LAUNCH();
         predict_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
-            fluid_, scalars_.get());
+            fluid_, scalars, reused ? &scalars->predictor_skin : nullptr);
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         mark(integration);
         // The corrector's neighbours: the predictor's structure over the predicted positions,
         // widened by how far they moved (exact, query.h), or a new build.
-        const bool reused = reuse_for_corrector();
         if (reused)
-            reuse_view(&scalars_.get()->predictor_skin);
+            reuse_view(&scalars->predictor_skin);
         else
             rebuild();
         interact();
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
-            fluid_, density_min_, density_max_, scalars_.get());
+            fluid_, density_min_, density_max_, scalars, reused ? &scalars->step_skin : nullptr);
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         if (reused) // gauges after the step query the state through it
-            reuse_view(&scalars_.get()->step_skin);
+            reuse_view(&scalars->step_skin);
         mark(integration);
     } else {
         rebuild();

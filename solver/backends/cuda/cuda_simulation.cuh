@@ -28,8 +28,6 @@ namespace sluice::gpu {
 template <int D>
 class CudaSimulation final : public GpuSimulation {
 public:
-    const KernelVariant<D>& kernels() const { return kernel_; }
-
     /// From a state: the initial one (restored = false: every particle must lie in the domain)
     /// or a checkpoint's (its excluded particles stay excluded and unreported).
     CudaSimulation(const Case& c, const DerivedConstants& derived, const SimulationState& state,

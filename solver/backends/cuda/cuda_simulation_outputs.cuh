@@ -57,27 +57,14 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     return std::async(std::launch::deferred, [lease] { return lease->take(); });
 }
 
-template <int D, class QueryT, class ViewT>
-struct LaunchGaugesWith {
-    CudaSimulation<D>* simulation;
-    const ViewT* view;
-    std::uint32_t count;
-    GaugeSums<D>* sums;
-    template <class KernelT>
-    void operator()(const KernelT& kernel) const {
-        simulation->template launch_gauges<QueryT>(*view, kernel, count, sums);
-    }
-};
-
 template <int D>
 struct LaunchGauges {
     CudaSimulation<D>* simulation;
     std::uint32_t count;
     GaugeSums<D>* sums;
-    template <class QueryT, class ViewT>
-    void operator()(QueryT, const ViewT& view) const {
-        std::visit(LaunchGaugesWith<D, QueryT, ViewT>{simulation, &view, count, sums},
-                   simulation->kernels());
+    template <class QueryT, class ViewT, class KernelT>
+    void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
+        simulation->template launch_gauges<QueryT>(view, kernel, count, sums);
     }
 };
 
@@ -168,8 +155,9 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
     slot.fronts = request.fronts;
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
     if (count > 0) // straight into the slot's mapped host memory
-        dispatch_neighbour_query<D>(query_, view_,
-                                    LaunchGauges<D>{this, count, slot.sums.device_pointer()});
+        dispatch_neighbour_query<D>(
+            query_, view_,
+            with_kernel(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, kernel_));
     for (std::size_t f = 0; f < fronts; ++f)
         dispatch_neighbour_query<D>(query_, view_,
                                     LaunchFront<D>{this, &request.fronts[f],

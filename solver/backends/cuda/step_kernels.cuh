@@ -197,13 +197,15 @@ static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalar
 
 /// Symplectic predictor over the build's order: binned particles move (integrators.h); excluded
 /// ones keep their position. Reads the build's positions, writes the state's position array
-/// (another array), and state n into previous_* (in this order).
+/// (another array), and state n into previous_* (in this order). largest_move_out (optional):
+/// the largest move along any axis, the skin of the corrector's reused structure.
 template <int D>
 __global__ void __launch_bounds__(block_size)
     predict_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
                    const Float4* __restrict__ derivatives, Vec<D>* __restrict__ previous_position,
                    Vec<D>* __restrict__ previous_velocity, float* __restrict__ previous_density,
-                   std::uint32_t n, FluidConstants c, StepScalars* __restrict__ scalars) {
+                   std::uint32_t n, FluidConstants c, const StepScalars* __restrict__ scalars,
+                   float* __restrict__ largest_move_out) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     float moved = 0.0f;
     if (i < n) {
@@ -222,7 +224,8 @@ __global__ void __launch_bounds__(block_size)
             moved = largest_move(r.position, x);
         }
     }
-    block_max_into(&scalars->predictor_skin, moved);
+    if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
+        block_max_into(largest_move_out, moved);
 }
 
 /// correct_kernel's work for particle i; returns how far it moved since state n.
@@ -261,8 +264,8 @@ correct_particle(const BuildOrder<D>& order, Vec<D>* position, Float4* __restric
 /// Symplectic corrector over the new build's order (or the predictor's, when its structure is
 /// reused: then order.positions is `position` itself, each thread reading its element before
 /// writing it), plus the failure check of every particle. previous_* are in the predictor's
-/// order: particle i reads them at order.previous_index(i). Also the largest move since state n
-/// (the predictor's build), into scalars->step_skin.
+/// order: particle i reads them at order.previous_index(i). largest_move_out (optional): the
+/// largest move since state n (the predictor's build).
 template <int D>
 __global__ void __launch_bounds__(block_size)
     correct_kernel(BuildOrder<D> order, Vec<D>* position, Float4* __restrict__ motion,
@@ -270,14 +273,16 @@ __global__ void __launch_bounds__(block_size)
                    const Vec<D>* __restrict__ previous_position,
                    const Vec<D>* __restrict__ previous_velocity,
                    const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
-                   float density_min, float density_max, StepScalars* __restrict__ scalars) {
+                   float density_min, float density_max, StepScalars* __restrict__ scalars,
+                   float* __restrict__ largest_move_out) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     float moved = 0.0f;
     if (i < n)
         moved = correct_particle(order, position, motion, derivatives, previous_position,
                                  previous_velocity, previous_density, i, c, density_min,
                                  density_max, scalars);
-    block_max_into(&scalars->step_skin, moved);
+    if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
+        block_max_into(largest_move_out, moved);
 }
 
 /// Verlet step over the build's order, plus the failure check. previous_*_in are in the last
