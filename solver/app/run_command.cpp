@@ -13,7 +13,9 @@
 #include "io/diagnostics.h"
 #include "io/output.h"
 #include "io/summary.h"
+#include "parallel/communicator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -21,6 +23,7 @@
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -44,12 +47,7 @@ struct Restart {
 
 /// Reads the newest usable checkpoint of case c in `directory` and checks that it belongs to
 /// this case as configured now (same dp, integrator, dimension) and that time remains.
-Restart load_restart(const Case& c, const std::string& directory) {
-    std::vector<std::string> warnings;
-    Restart r{read_latest_checkpoint(directory, c.name, warnings), directory};
-    for (const std::string& w : warnings)
-        std::cerr << "sluice: warning: " << w << "\n";
-    const Checkpoint& k = r.checkpoint;
+void check_restart(const Case& c, const Checkpoint& k) {
     if (std::abs(k.dp - c.dp) > 1e-12 * c.dp)
         throw UsageError("--restart: the checkpoint was written with dp = " + std::to_string(k.dp) +
                              " m, the case now has dp = " + std::to_string(c.dp) +
@@ -70,13 +68,142 @@ Restart load_restart(const Case& c, const std::string& directory) {
             << " s; give a later --end-time to continue";
         throw UsageError(msg.str(), "run");
     }
+}
+
+Restart load_restart(const Case& c, const std::string& directory) {
+    if (list_checkpoints(directory, c.name).empty()) {
+        const std::vector<std::uint64_t> pieces = list_process_checkpoints(directory, c.name, 0);
+        if (!pieces.empty()) {
+            const Checkpoint k =
+                read_checkpoint(checkpoint_path(directory, c.name, pieces.back(), 0));
+            throw UsageError("--restart: the checkpoints in " + directory + " are of a run over " +
+                                 std::to_string(k.processes) +
+                                 " processes; continue it with "
+                                 "mpirun -np " +
+                                 std::to_string(k.processes),
+                             "run");
+        }
+    }
+    std::vector<std::string> warnings;
+    Restart r{read_latest_checkpoint(directory, c.name, warnings), directory};
+    for (const std::string& w : warnings)
+        std::cerr << "sluice: warning: " << w << "\n";
+    check_restart(c, r.checkpoint);
     return r;
+}
+
+/// What the processes of a run over several send each other about the run as a whole.
+/// Counts over every process (each counts the particles it owns).
+ParticleCounts run_counts(const Simulation& sim, const Communicator* comm) {
+    ParticleCounts c = sim.counts();
+    if (!comm)
+        return c;
+    std::uint64_t v[3] = {c.fluid, c.boundary, c.excluded};
+    comm->sum(v, 3);
+    return {v[0], v[1], v[2]};
+}
+
+std::vector<std::byte> to_bytes(const std::vector<double>& values) {
+    std::vector<std::byte> out;
+    ByteWriter w(out);
+    for (const double v : values)
+        w.put(v);
+    return out;
+}
+
+std::vector<double> to_doubles(const std::vector<std::byte>& bytes) {
+    std::vector<double> out(bytes.size() / sizeof(double));
+    ByteReader r(bytes);
+    for (double& v : out)
+        v = r.get<double>();
+    return out;
+}
+
+/// Each process's values, on every process.
+std::vector<std::vector<double>> gather_values(const Communicator& comm,
+                                               const std::vector<double>& mine) {
+    std::vector<std::vector<double>> out;
+    for (const std::vector<std::byte>& b : comm.all_gather(to_bytes(mine)))
+        out.push_back(to_doubles(b));
+    return out;
+}
+
+/// A run over several processes: the newest checkpoint step that every process wrote and
+/// reads, each process's own file of it (load_restart's checks, and the same process count).
+Restart load_restart_piece(const Case& c, const std::string& directory, const Communicator& comm) {
+    const std::uint32_t rank = static_cast<std::uint32_t>(comm.rank());
+    std::vector<double> mine;
+    for (const std::uint64_t step : list_process_checkpoints(directory, c.name, rank))
+        mine.push_back(static_cast<double>(step));
+    const std::vector<std::vector<double>> each = gather_values(comm, mine);
+    std::vector<double> common = each.front();
+    for (const std::vector<double>& steps : each) {
+        std::vector<double> both;
+        std::set_intersection(common.begin(), common.end(), steps.begin(), steps.end(),
+                              std::back_inserter(both));
+        common.swap(both);
+    }
+    for (auto step = common.rbegin(); step != common.rend(); ++step) {
+        const std::filesystem::path path =
+            checkpoint_path(directory, c.name, static_cast<std::uint64_t>(*step), rank);
+        std::optional<Checkpoint> k;
+        std::string why;
+        try {
+            k = read_checkpoint(path);
+        } catch (const CheckpointError& e) {
+            why = e.what();
+        }
+        if (!why.empty())
+            std::cerr << "sluice[process " << rank << "]: warning: " << why
+                      << "; trying an older one\n";
+        if (comm.min(k ? 1.0 : 0.0) == 0.0) // one unreadable piece spoils the step
+            continue;
+        if (k->processes != static_cast<std::uint32_t>(comm.size()))
+            throw UsageError("--restart: the checkpoint was written by " +
+                                 std::to_string(k->processes) +
+                                 " processes; continue it with "
+                                 "mpirun -np " +
+                                 std::to_string(k->processes),
+                             "run");
+        check_restart(c, *k);
+        return Restart{std::move(*k), directory};
+    }
+    if (!each.front().empty()) { // the first process has some: say how many wrote them
+        const Checkpoint k = read_checkpoint(
+            checkpoint_path(directory, c.name, static_cast<std::uint64_t>(each.front().back()), 0));
+        if (k.processes != static_cast<std::uint32_t>(comm.size()))
+            throw UsageError("--restart: the checkpoints in " + directory + " are of a run over " +
+                                 std::to_string(k.processes) +
+                                 " processes; continue it with mpirun -np " +
+                                 std::to_string(k.processes),
+                             "run");
+    }
+    throw CheckpointError("no checkpoint of case '" + c.name + "' that all " +
+                          std::to_string(comm.size()) + " processes wrote in " + directory +
+                          " (files " + c.name +
+                          "_checkpoint_<step>_<process>.chk; a checkpoint "
+                          "of a run in one process continues in one process)");
 }
 
 } // namespace
 
 int run_command(const Options& o) {
     Case c = load_case(o);
+    // Several processes (mpirun): each owns a slab of the domain (DESIGN.md, Scale-out).
+    const std::unique_ptr<Communicator> comm = Communicator::world();
+    const bool root = !comm || comm->is_root(); // writes the run's shared files and speaks
+    // Several processes run on the CPU backend in this version: it is their default.
+    const Backend backend = comm && !o.backend_given ? Backend::cpu : o.backend;
+    if (comm) {
+        const char* why = nullptr;
+        if (c.neighbours_auto)
+            why = "--neighbours auto";
+        if (why)
+            throw UsageError(std::string(why) +
+                                 " is not available in a run over several processes yet; "
+                                 "run it in one process, or leave it out",
+                             "run");
+    }
     if (o.restart) {
         if (o.out && *o.out != *o.restart)
             throw UsageError("--restart DIR continues the run in DIR; give no other --out", "run");
@@ -87,9 +214,9 @@ int run_command(const Options& o) {
     const auto wall_start = std::chrono::steady_clock::now();
     std::optional<Restart> restart;
     if (o.restart)
-        restart = load_restart(c, *o.restart);
+        restart = comm ? load_restart_piece(c, *o.restart, *comm) : load_restart(c, *o.restart);
     else
-        require_fits(preflight(c, o.backend), o.backend);
+        require_fits(preflight(c, backend), backend);
     // --neighbours auto / <neighbours auto="true"/>: time the modules first (tune.h), within
     // about 10 s, and run with the fastest.
     std::optional<TuneReport> tuning;
@@ -113,8 +240,14 @@ int run_command(const Options& o) {
                       << tuning->ranking[1].ms_per_step << " ms/step";
         std::cout << "), chosen in " << tuning->seconds << " s\n";
     }
-    auto sim = restart ? make_simulation(c, o.backend, restart->checkpoint.state)
-                       : make_simulation(c, o.backend);
+    auto sim = comm && restart
+                   ? make_simulation(c, backend, *comm, restart->checkpoint.state,
+                                     slabs_with_faces(restart->checkpoint.slab_axis,
+                                                      restart->checkpoint.slab_faces, 0.0, 0.0),
+                                     restart->checkpoint.total_particles)
+               : comm    ? make_simulation(c, backend, *comm)
+               : restart ? make_simulation(c, o.backend, restart->checkpoint.state)
+                         : make_simulation(c, o.backend);
 
     RunSummary summary;
     summary.case_name = c.name;
@@ -123,7 +256,7 @@ int run_command(const Options& o) {
     summary.neighbour_module = c.neighbours.name();
     summary.tuning = tuning;
     summary.end_time = c.run.end_time;
-    summary.initial = sim->counts();
+    summary.initial = run_counts(*sim, comm.get());
     summary.dp = c.dp;
     summary.smoothing_length = sim->constants().h;
     summary.speed_of_sound = sim->constants().speed_of_sound;
@@ -137,7 +270,13 @@ int run_command(const Options& o) {
     std::unique_ptr<SnapshotSeriesWriter> series;
     if (restart) {
         const Checkpoint& k = restart->checkpoint;
-        series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times);
+        if (comm) {
+            series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times,
+                                                            comm->rank(), comm->size());
+            comm->barrier(); // every process has cleared what it wrote after the checkpoint
+        } else {
+            series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times);
+        }
         next_output = k.next_output;
         output_times = k.output_times;
         if (checkpoint_interval)
@@ -148,17 +287,35 @@ int run_command(const Options& o) {
         summary.restart_file = k.source.string();
         summary.restart_time = k.state.time;
         summary.restart_step = k.state.steps;
+    } else if (comm) { // the first process clears the directory before any writes to it
+        if (root)
+            series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name);
+        comm->barrier();
+        if (!root)
+            series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name);
+        comm->barrier();
+        series->set_pieces(comm->rank(), comm->size());
     } else {
         series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name);
     }
     SnapshotSeriesWriter& writer = *series;
     const std::filesystem::path summary_path = output_dir / "summary.json";
-    std::cout << "sluice: " << c.name << " (" << c.dimension << "D), " << summary.initial.fluid
-              << " fluid + " << summary.initial.boundary << " boundary particles, "
-              << summary.neighbour_module << " on " << summary.backend;
+    std::ostream null_out(nullptr); // the other processes of a run over several say nothing
+    std::ostream& out = root ? std::cout : null_out;
+    out << "sluice: " << c.name << " (" << c.dimension << "D), " << summary.initial.fluid
+        << " fluid + " << summary.initial.boundary << " boundary particles, "
+        << summary.neighbour_module << " on " << summary.backend;
     if (restart)
-        std::cout << ", restarting at t = " << sim->time() << " s (step " << sim->steps() << ")";
-    std::cout << ", to t = " << c.run.end_time << " s\n";
+        out << ", restarting at t = " << sim->time() << " s (step " << sim->steps() << ")";
+    out << ", to t = " << c.run.end_time << " s\n";
+    if (comm) {
+        const SlabDecomposition d = *sim->decomposition();
+        out << "sluice: " << comm->size() << " processes, slabs along "
+            << axis_name(c.dimension, d.axis) << " with faces at";
+        for (int k = 1; k < d.ranks(); ++k)
+            out << (k > 1 ? ", " : " ") << d.faces[static_cast<std::size_t>(k)];
+        out << " m, halo " << d.halo_width << " m\n";
+    }
 
     // Output off the critical path: the backend starts a copy (on the GPU: to pinned memory on a
     // side stream), a writer thread finishes and writes it while the simulation steps on.
@@ -168,16 +325,19 @@ int run_command(const Options& o) {
     const DiagnosticsConstants diagnostics_constants{
         sim->constants().mass, c.constants.gravity,
         summary.initial.fluid + summary.initial.boundary + summary.initial.excluded};
-    CsvSeries diagnostics(output_dir / "diagnostics.csv", diagnostics_comments(),
-                          diagnostics_columns(), resume_after);
+    std::optional<CsvSeries> diagnostics;
+    if (root)
+        diagnostics.emplace(output_dir / "diagnostics.csv", diagnostics_comments(),
+                            diagnostics_columns(), resume_after);
     // The collector thread finishes each copy and writes its diagnostics row in time order; a
     // pool of writer threads compresses and writes the .vtp files, several at once.
     writer.set_format(c.output.format, c.output.boundary_only_first);
     BackgroundSnapshotWriter::Settings output_settings;
     output_settings.writers = c.output.writers ? c.output.writers : default_writer_count();
-    output_settings.in_order = [&](const Snapshot& s) {
-        diagnostics.write(s.time, diagnostics_row(s, diagnostics_constants));
-    };
+    if (!comm) // several processes: computed with the snapshot (write_snapshot)
+        output_settings.in_order = [&](const Snapshot& s) {
+            diagnostics->write(s.time, diagnostics_row(s, diagnostics_constants));
+        };
     std::atomic<std::uintmax_t> snapshot_bytes{0};
     BackgroundSnapshotWriter output(
         [&](const Snapshot& s, std::size_t index) { snapshot_bytes += writer.write(index, s); },
@@ -201,9 +361,11 @@ int run_command(const Options& o) {
             comments.push_back(col.name + ": " + col.unit);
             names.push_back(col.name);
         }
-        gauge_csv =
-            std::make_unique<CsvSeries>(output_dir / "gauges.csv", comments, names, resume_after);
-        gauge_rows = std::make_unique<GaugeRowWriter>(*gauge_plan, *gauge_csv);
+        if (root) {
+            gauge_csv = std::make_unique<CsvSeries>(output_dir / "gauges.csv", comments, names,
+                                                    resume_after);
+            gauge_rows = std::make_unique<GaugeRowWriter>(*gauge_plan, *gauge_csv);
+        }
         next_gauge = restart ? static_cast<std::uint64_t>(
                                    std::floor(sim->time() / c.gauges.interval * (1.0 + 1e-12))) +
                                    1
@@ -222,14 +384,18 @@ int run_command(const Options& o) {
         if (sim->time() + slack_g < static_cast<double>(next_gauge) * c.gauges.interval)
             return;
         const auto t0 = std::chrono::steady_clock::now();
-        gauge_rows->submit(sim->time(), sim->begin_gauges(gauge_plan->request()));
+        // Several processes: every one takes part in the sample, the first writes the row.
+        std::future<GaugeResponse> sample = sim->begin_gauges(gauge_plan->request());
+        if (gauge_rows)
+            gauge_rows->submit(sim->time(), std::move(sample));
         while (sim->time() + slack_g >= static_cast<double>(next_gauge) * c.gauges.interval)
             ++next_gauge;
         gauge_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     double output_seconds = 0.0, checkpoint_seconds = 0.0;
-    ProgressReporter progress(c.run.end_time);
+    ProgressReporter progress =
+        root ? ProgressReporter(c.run.end_time) : ProgressReporter(c.run.end_time, null_out, false);
     progress.start_from(sim->time(), sim->steps());
     // With checkpoints on, the state at the last output time is kept in memory so that a run
     // that fails can still leave a checkpoint to continue from (e.g. with a smaller cfl).
@@ -244,12 +410,25 @@ int run_command(const Options& o) {
         k.next_output = next_output;
         k.output_times = output_times;
         k.next_checkpoint_time = next_checkpoint_time;
+        if (comm) {
+            const SlabDecomposition d = *sim->decomposition();
+            k.process = static_cast<std::uint32_t>(comm->rank());
+            k.processes = static_cast<std::uint32_t>(comm->size());
+            k.total_particles = diagnostics_constants.particles;
+            k.slab_axis = d.axis;
+            k.slab_faces = d.faces;
+        }
         return k;
     };
     auto store_checkpoint = [&](const Checkpoint& k, const char* why) {
         const auto t0 = std::chrono::steady_clock::now();
         finish_gauges(); // and every gauge row up to its time
         output.flush();  // every snapshot the checkpoint lists is on disk before it is
+        if (comm) {      // ... and listed in the .pvd
+            const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
+            if (root)
+                writer.publish(static_cast<std::size_t>(complete));
+        }
         const std::filesystem::path path = write_checkpoint(output_dir, k);
         ++summary.checkpoints;
         last_checkpoint_step = k.state.steps;
@@ -262,8 +441,24 @@ int run_command(const Options& o) {
     };
     auto write_snapshot = [&] {
         const auto t0 = std::chrono::steady_clock::now();
-        std::future<Snapshot> snapshot = sim->begin_snapshot();
-        output.submit(std::move(snapshot), writer.reserve());
+        if (comm) {
+            // Each process writes its piece; the diagnostics row is the sum of theirs; the
+            // first process lists in the .pvd the times whose pieces are all complete.
+            Snapshot piece = sim->snapshot();
+            const std::vector<double> row = combine_diagnostics_rows(
+                gather_values(*comm, diagnostics_row(piece, diagnostics_constants)),
+                diagnostics_constants);
+            if (root)
+                diagnostics->write(piece.time, row);
+            std::promise<Snapshot> ready;
+            ready.set_value(std::move(piece));
+            output.submit(ready.get_future(), writer.reserve());
+            const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
+            if (root)
+                writer.publish(static_cast<std::size_t>(complete));
+        } else {
+            output.submit(sim->begin_snapshot(), writer.reserve());
+        }
         output_times.push_back(sim->time());
         output_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -273,7 +468,7 @@ int run_command(const Options& o) {
         output.flush();
         summary.status = status;
         summary.failure = failure;
-        summary.final_counts = sim->counts();
+        summary.final_counts = run_counts(*sim, comm.get());
         summary.steps = sim->steps();
         summary.simulated_time = sim->time();
         summary.stages = sim->stage_times();
@@ -290,13 +485,51 @@ int run_command(const Options& o) {
                           output.writers(),
                           snapshot_bytes.load(),
                           output.write_seconds()};
+        if (comm) {
+            // Every piece is on disk (flushed above): list them all; per-process figures.
+            const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
+            if (root)
+                writer.publish(static_cast<std::size_t>(complete));
+            double totals[2] = {static_cast<double>(snapshot_bytes.load()), output.write_seconds()};
+            comm->sum(totals, 2);
+            summary.output.bytes = static_cast<std::uintmax_t>(totals[0]);
+            summary.output.writer_thread_seconds = totals[1];
+            const SlabDecomposition d = *sim->decomposition();
+            const ParticleCounts own = sim->counts();
+            std::vector<double> mine = {static_cast<double>(own.fluid),
+                                        static_cast<double>(own.boundary),
+                                        static_cast<double>(own.excluded)};
+            const StageTimes stages = sim->stage_times();
+            for (const auto& [name, seconds] : stages)
+                mine.push_back(seconds);
+            DecompositionSummary ds;
+            ds.axis = axis_name(c.dimension, d.axis);
+            ds.halo_width = d.halo_width;
+            ds.faces = d.faces;
+            ds.balance_history = d.history;
+            const std::vector<std::vector<double>> each = gather_values(*comm, mine);
+            for (int r = 0; r < comm->size(); ++r) {
+                const std::vector<double>& v = each[static_cast<std::size_t>(r)];
+                ProcessSummary p;
+                p.final_counts = {static_cast<std::uint64_t>(v[0]),
+                                  static_cast<std::uint64_t>(v[1]),
+                                  static_cast<std::uint64_t>(v[2])};
+                p.slab_lower = d.faces[static_cast<std::size_t>(r)];
+                p.slab_upper = d.faces[static_cast<std::size_t>(r) + 1];
+                for (std::size_t k = 0; k < stages.size(); ++k)
+                    p.stages.emplace_back(stages[k].first, v[3 + k]);
+                ds.processes.push_back(std::move(p));
+            }
+            summary.decomposition = std::move(ds);
+        }
         summary.wall_time =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
         summary.particle_steps =
             static_cast<double>(summary.initial.fluid + summary.initial.boundary +
                                 summary.initial.excluded) *
             static_cast<double>(sim->steps() - summary.restart_step);
-        write_summary_json(summary_path, summary);
+        if (root)
+            write_summary_json(summary_path, summary);
     };
 
     std::signal(SIGINT, on_interrupt);
@@ -311,21 +544,58 @@ int run_command(const Options& o) {
         try {
             sim->step();
         } catch (const SimulationFailure& failure) {
+            // Several processes: every one meets the failure at the same step (the check is
+            // collective) and writes its piece of the failing state.
             progress.finish();
-            std::cerr << "sluice: " << failure.what() << "\n";
+            if (root)
+                std::cerr << "sluice: " << failure.what() << "\n";
             output.flush();
-            const std::filesystem::path failed = writer.write_failure(sim->snapshot());
-            std::cerr << "sluice: failing state written to " << failed.string()
-                      << "; the last good output is kept in " << c.run.output_dir << "\n";
+            std::filesystem::path failed = writer.write_failure(sim->snapshot());
+            if (comm) {
+                comm->barrier();
+                if (root)
+                    failed = writer.publish_failure();
+            }
+            if (root)
+                std::cerr << "sluice: failing state written to " << failed.string()
+                          << "; the last good output is kept in " << c.run.output_dir << "\n";
             if (last_good) {
                 store_checkpoint(*last_good, "last output before the failure");
-                std::cerr << "sluice: continue from t = " << last_good->state.time
-                          << " s with --restart " << output_dir.string() << "\n";
+                if (root)
+                    std::cerr << "sluice: continue from t = " << last_good->state.time
+                              << " s with --restart " << output_dir.string() << "\n";
             }
             finish_summary("failed", failure.what());
             return exit_simulation_failure;
         }
-        for (const Exclusion& e : sim->take_exclusions()) {
+        std::vector<Exclusion> exclusions = sim->take_exclusions();
+        bool stop = interrupted;
+        if (comm) {
+            // One small reduction a step: whether any process was interrupted or excluded
+            // particles (then the first gathers them to report).
+            double flags[2] = {stop ? 1.0 : 0.0, static_cast<double>(exclusions.size())};
+            comm->sum(flags, 2);
+            stop = flags[0] > 0.0;
+            if (flags[1] > 0.0) {
+                std::vector<double> mine;
+                for (const Exclusion& e : exclusions)
+                    mine.insert(mine.end(),
+                                {double(e.id), double(e.step), e.time, double(e.position[0]),
+                                 double(e.position[1]), double(e.position[2])});
+                exclusions.clear();
+                for (const std::vector<double>& v : gather_values(*comm, mine))
+                    for (std::size_t k = 0; k + 6 <= v.size(); k += 6)
+                        exclusions.push_back(
+                            {static_cast<std::uint32_t>(v[k]),
+                             static_cast<std::uint64_t>(v[k + 1]),
+                             v[k + 2],
+                             {static_cast<float>(v[k + 3]), static_cast<float>(v[k + 4]),
+                              static_cast<float>(v[k + 5])}});
+                std::sort(exclusions.begin(), exclusions.end(),
+                          [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
+            }
+        }
+        for (const Exclusion& e : exclusions) {
             ++excluded_count;
             std::ostringstream line;
             line << "t = " << e.time << " s (step " << e.step << "): fluid particle " << e.id
@@ -348,13 +618,15 @@ int run_command(const Options& o) {
             store_checkpoint(make_checkpoint(sim->save_state()), "interval");
         }
         progress.update(sim->time(), sim->steps());
-        if (interrupted) {
+        if (stop) {
             progress.finish();
-            std::cerr << "sluice: interrupted at t = " << sim->time()
-                      << " s; writing a last snapshot and a checkpoint\n";
+            if (root)
+                std::cerr << "sluice: interrupted at t = " << sim->time()
+                          << " s; writing a last snapshot and a checkpoint\n";
             write_snapshot();
             store_checkpoint(make_checkpoint(sim->save_state()), "interrupted");
-            std::cerr << "sluice: continue with --restart " << output_dir.string() << "\n";
+            if (root)
+                std::cerr << "sluice: continue with --restart " << output_dir.string() << "\n";
             finish_summary("interrupted", "interrupted by signal");
             return exit_interrupted;
         }
@@ -366,11 +638,11 @@ int run_command(const Options& o) {
     if (checkpoint_interval && last_checkpoint_step != sim->steps())
         store_checkpoint(make_checkpoint(sim->save_state()), "end of run");
     finish_summary("completed", ""); // flushes the writer first
-    std::cout << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
-              << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
-              << summary.final_counts.excluded << " particle(s) excluded\n"
-              << performance_lines(summary) << "sluice: open "
-              << (output_dir / (c.name + ".pvd")).string() << " in ParaView\n";
+    out << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
+        << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
+        << summary.final_counts.excluded << " particle(s) excluded\n"
+        << performance_lines(summary) << "sluice: open "
+        << (output_dir / (c.name + ".pvd")).string() << " in ParaView\n";
     return exit_ok;
 }
 

@@ -66,6 +66,32 @@ Vec<D> from_array3(const std::array<float, 3>& a) {
 /// exactly as the backends always did (to_vec).
 SimulationState initial_state(const ParticleSet& particles);
 
+/// The particles i of `state` for which keep(i) holds, in their order (the step n−1 arrays and
+/// the time with them; `excluded` is left empty).
+template <class KeepT>
+SimulationState select_particles(const SimulationState& state, KeepT keep) {
+    SimulationState out;
+    out.dimension = state.dimension;
+    out.time = state.time;
+    out.last_dt = state.last_dt;
+    out.steps = state.steps;
+    out.fluid_height = state.fluid_height;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+        if (!keep(i))
+            continue;
+        out.id.push_back(state.id[i]);
+        out.type.push_back(state.type[i]);
+        out.position.push_back(state.position[i]);
+        out.velocity.push_back(state.velocity[i]);
+        out.density.push_back(state.density[i]);
+        if (!state.previous_velocity.empty()) {
+            out.previous_velocity.push_back(state.previous_velocity[i]);
+            out.previous_density.push_back(state.previous_density[i]);
+        }
+    }
+    return out;
+}
+
 /// Checks that `state` can be the state of case `c` (dimension, sizes, ids a permutation,
 /// integrator's arrays) and returns its derived constants (from its fluid height).
 /// \throws std::invalid_argument saying what does not match.
@@ -73,17 +99,31 @@ DerivedConstants restored_constants(const Case& c, const SimulationState& state)
 
 /// The stages both backends time in a step, in the order summary.json lists them; a backend
 /// keeps one accumulated time per stage in an array indexed by this enum.
-enum StepStage { construction, reorder, interaction, integration, checks, step_stage_count };
+/// `exchange` is a run over several processes' halo, migration and the waits in its reductions
+/// (listed only when not zero).
+enum StepStage {
+    construction,
+    reorder,
+    interaction,
+    integration,
+    checks,
+    exchange,
+    step_stage_count
+};
 
 /// The named stage times of a backend: its step stages, then the gauges' time.
 inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
                                     double gauge_seconds) {
-    return {{"construction", seconds[construction]},
-            {"reorder", seconds[reorder]},
-            {"interaction", seconds[interaction]},
-            {"integration", seconds[integration]},
-            {"checks", seconds[checks]},
-            {"gauges", gauge_seconds}};
+    StageTimes out = {{"construction", seconds[construction]},
+                      {"reorder", seconds[reorder]},
+                      {"interaction", seconds[interaction]},
+                      {"integration", seconds[integration]},
+                      {"checks", seconds[checks]},
+                      {"exchange", seconds[exchange]},
+                      {"gauges", gauge_seconds}};
+    if (seconds[exchange] == 0.0)
+        out.erase(out.begin() + exchange);
+    return out;
 }
 
 /// "(x, y, z)" for messages.

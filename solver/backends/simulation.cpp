@@ -26,6 +26,26 @@ std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend) {
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+                                            const Communicator& comm) {
+    if (backend == Backend::cuda)
+        throw BackendUnavailable(
+            "a run over several processes uses the CPU backend in this version: give "
+            "--backend cpu (the GPU backend runs one process)");
+    return make_cpu_simulation(c, comm);
+}
+
+std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+                                            const Communicator& comm, const SimulationState& piece,
+                                            const SlabDecomposition& slabs,
+                                            std::uint64_t total_particles) {
+    if (backend == Backend::cuda)
+        throw BackendUnavailable(
+            "a run over several processes uses the CPU backend in this version: give "
+            "--backend cpu (the GPU backend runs one process)");
+    return make_cpu_simulation(c, comm, piece, slabs, total_particles);
+}
+
+std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
                                             const SimulationState& state) {
     if (backend == Backend::cuda)
         return make_cuda_simulation(c, state);

@@ -8,11 +8,13 @@
 #include "case/constants.h"
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
+#include "parallel/slabs.h"
 
 #include <array>
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,6 +114,10 @@ public:
     /// held (CUDA backend: 4). The default (CPU backend) computes at once.
     virtual std::future<GaugeResponse> begin_gauges(const GaugeRequest& request);
 
+    /// A run over several processes: this process's cut of the domain (its slab is
+    /// lower(rank)..upper(rank)); nothing for a single process.
+    virtual std::optional<SlabDecomposition> decomposition() const { return std::nullopt; }
+
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
 
@@ -124,6 +130,27 @@ public:
 /// \throws BackendUnavailable when the backend is unavailable (cuda without a GPU or without
 ///         CUDA support in this build), with a message saying so.
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend);
+
+class Communicator;
+
+/// This process's part of a run of case c spread over several processes (DESIGN.md,
+/// Scale-out; parallel/communicator.h): the slab of the domain it owns, with a halo of its
+/// neighbours' particles. Collective. The simulation's step() and sample_gauges() are then
+/// collective too; counts(), snapshot(), save_state() and take_exclusions() cover the particles
+/// this process owns (their union over the processes is the whole run).
+/// \throws BackendUnavailable for the cuda backend (several processes run on the CPU backend in
+///         this version), std::invalid_argument when the domain is too short for that many
+///         slabs, as make_simulation otherwise.
+std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+                                            const Communicator& comm);
+
+/// Continues this process's part of a run over several processes from its checkpoint: `piece`
+/// holds the particles it owned, `slabs` the faces then, `total_particles` the whole run's
+/// count. Collective. \throws as make_simulation with a state.
+std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+                                            const Communicator& comm, const SimulationState& piece,
+                                            const SlabDecomposition& slabs,
+                                            std::uint64_t total_particles);
 
 /// Continues a saved state (a checkpoint's) of case c on the chosen backend.
 /// \throws std::invalid_argument when the state does not fit the case (restored_constants),

@@ -102,6 +102,9 @@ struct RunControl {
     std::string output_dir;        ///< default "out/<case name>"
     /// s, simulated time between checkpoints (restart files); none when absent.
     std::optional<double> checkpoint_interval;
+    /// A run over several processes: steps between load balances (the slab faces move to even
+    /// out the measured step time); 0 = the faces stay where the particle counts put them.
+    int balance_interval = 100;
 };
 
 /// How snapshots are written (`<output>`, cases/README.md).

@@ -307,6 +307,7 @@ void read_run(const Element& e, RunControl& run, const std::string& case_name) {
     run.end_time = e.number("endTime", greater_than(0)).value_or(run.end_time);
     run.output_interval = e.number("outputInterval", greater_than(0)).value_or(run.output_interval);
     run.checkpoint_interval = e.number("checkpointInterval", greater_than(0));
+    run.balance_interval = e.integer("balanceInterval", at_least(0)).value_or(run.balance_interval);
     run.output_dir = e.text("output").value_or("out/" + case_name);
     if (trim(run.output_dir).empty())
         e.fail_attribute("output",
@@ -488,7 +489,9 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
 
     c.run.output_dir = "out/" + c.name;
     if (const XMLElement* x = s.single("run"))
-        read_run(Element(r, *x, {"endTime", "outputInterval", "output", "checkpointInterval"}),
+        read_run(Element(r, *x,
+                         {"endTime", "outputInterval", "output", "checkpointInterval",
+                          "balanceInterval"}),
                  c.run, c.name);
     if (const XMLElement* x = s.single("output"))
         read_output(Element(r, *x, {"compressor", "level", "fields", "boundary", "writers"}),

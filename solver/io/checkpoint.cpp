@@ -17,7 +17,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char magic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', 'K'};
-constexpr std::uint32_t version = 1;
+/// 2 added the decomposition (process, processes, total particles, slab axis and faces) after
+/// the exclusions; version 1 files (one process) still read.
+constexpr std::uint32_t version = 2;
 static_assert(sizeof(ParticleType) == 1, "types are stored as bytes");
 
 /// FNV-1a, 64 bit: detects a file damaged after it was written (truncation is caught by sizes).
@@ -110,6 +112,25 @@ fs::path checkpoint_path(const fs::path& dir, const std::string& name, std::uint
     return dir / (name + "_checkpoint_" + digits + ".chk");
 }
 
+fs::path checkpoint_path(const fs::path& dir, const std::string& name, std::uint64_t step,
+                         std::uint32_t process) {
+    fs::path p = checkpoint_path(dir, name, step);
+    p.replace_extension();
+    return p.string() + "_" + std::to_string(process) + ".chk";
+}
+
+std::vector<std::uint64_t> list_process_checkpoints(const fs::path& dir, const std::string& name,
+                                                    std::uint32_t process) {
+    std::vector<std::uint64_t> steps;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (const auto found = process_checkpoint(it->path().filename().string(), name))
+            if (found->second == process)
+                steps.push_back(found->first);
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
 std::vector<fs::path> list_checkpoints(const fs::path& dir, const std::string& name) {
     std::vector<std::pair<std::uint64_t, fs::path>> found;
     std::error_code ec;
@@ -151,10 +172,22 @@ fs::path write_checkpoint(const fs::path& dir, const Checkpoint& c, int keep) {
         w.array(s.previous_density);
     }
     w.array(s.excluded);
-    const fs::path path = checkpoint_path(dir, c.case_name, s.steps);
+    w.value(c.process);
+    w.value(c.processes);
+    w.value(c.processes > 1 ? c.total_particles : static_cast<std::uint64_t>(s.size()));
+    w.value(c.slab_axis);
+    w.array(c.slab_faces);
+    const bool piece = c.processes > 1;
+    const fs::path path = piece ? checkpoint_path(dir, c.case_name, s.steps, c.process)
+                                : checkpoint_path(dir, c.case_name, s.steps);
     write_file_atomically(path, w.finish(), /*sync=*/true);
 
-    std::vector<fs::path> all = list_checkpoints(dir, c.case_name);
+    std::vector<fs::path> all;
+    if (piece)
+        for (const std::uint64_t step : list_process_checkpoints(dir, c.case_name, c.process))
+            all.push_back(checkpoint_path(dir, c.case_name, step, c.process));
+    else
+        all = list_checkpoints(dir, c.case_name);
     std::error_code ec;
     for (std::size_t k = 0; k + static_cast<std::size_t>(keep) < all.size(); ++k)
         fs::remove(all[k], ec); // best effort: an old checkpoint left behind is harmless
@@ -178,7 +211,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
     for (std::size_t k = 0; k < sizeof magic; ++k)
         r.value<char>();
     const auto file_version = r.value<std::uint32_t>();
-    if (file_version != version)
+    if (file_version != version && file_version != 1)
         r.fail("format version " + std::to_string(file_version) + ", this sluice reads " +
                std::to_string(version));
     Checkpoint c;
@@ -208,10 +241,23 @@ Checkpoint read_checkpoint(const fs::path& path) {
         s.previous_density = r.array<float>(n);
     }
     s.excluded = r.array<std::uint32_t>();
+    c.total_particles = n;
+    if (file_version >= 2) {
+        c.process = r.value<std::uint32_t>();
+        c.processes = r.value<std::uint32_t>();
+        c.total_particles = r.value<std::uint64_t>();
+        c.slab_axis = r.value<std::int32_t>();
+        c.slab_faces = r.array<double>();
+        if (c.processes == 0 || c.process >= c.processes ||
+            (c.processes > 1 && c.slab_faces.size() != c.processes + 1) || c.slab_axis < 0 ||
+            c.slab_axis >= s.dimension || c.total_particles < n)
+            r.fail("inconsistent decomposition (process " + std::to_string(c.process) + " of " +
+                   std::to_string(c.processes) + ")");
+    }
     if (r.position() + sizeof(std::uint64_t) != bytes.size())
         r.fail("trailing bytes after the state");
     for (const std::uint32_t id : s.id)
-        if (id >= n)
+        if (id >= c.total_particles)
             r.fail("particle id " + std::to_string(id) + " out of range");
     return c;
 }

@@ -5,6 +5,10 @@
 /// backend continues bit for bit), the integrator's step n−1 (Verlet), the time, the step
 /// count, the exclusions already reported and the output series so far.
 ///
+/// A run over several processes writes one file per process at each checkpoint,
+/// `<name>_checkpoint_<step>_<process>.chk`, holding the particles it owns and the slab faces;
+/// it continues with the same number of processes.
+///
 /// File: `<dir>/<name>_checkpoint_<step, 12 digits>.chk`, binary little-endian:
 ///   "SLUICECK" · u32 version · header · arrays · u64 FNV-1a checksum of everything before it.
 /// Written through a temporary file, fsync'ed and renamed (atomic_file.h): a crash, kill -9 or
@@ -62,6 +66,14 @@ struct Checkpoint {
     std::vector<double> output_times;  ///< s, the series' snapshots so far (file k = time k)
     double next_checkpoint_time = 0.0; ///< s
     std::filesystem::path source;      ///< the file it was read from (read_checkpoint)
+    /// A run over several processes: this file is process `process` of `processes`, its state
+    /// holds the particles that process owns (ids < total_particles), cut along `slab_axis` at
+    /// `slab_faces` (m). One process: 0 of 1, no faces.
+    std::uint32_t process = 0;
+    std::uint32_t processes = 1;
+    std::uint64_t total_particles = 0; ///< of the whole run (one process: the state's size)
+    std::int32_t slab_axis = 0;
+    std::vector<double> slab_faces;
 };
 
 /// Unreadable, corrupt or foreign checkpoint; the message names the file and the reason.
@@ -69,12 +81,19 @@ struct CheckpointError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// `<dir>/<name>_checkpoint_<step>.chk`.
+/// `<dir>/<name>_checkpoint_<step>.chk`; of process p of several: `..._<step>_<p>.chk`.
 std::filesystem::path checkpoint_path(const std::filesystem::path& dir, const std::string& name,
                                       std::uint64_t step);
+std::filesystem::path checkpoint_path(const std::filesystem::path& dir, const std::string& name,
+                                      std::uint64_t step, std::uint32_t process);
+
+/// The steps of process `process`'s checkpoints of case `name` in `dir`, oldest first.
+std::vector<std::uint64_t> list_process_checkpoints(const std::filesystem::path& dir,
+                                                    const std::string& name, std::uint32_t process);
 
 /// Writes `c` atomically and durably, then deletes all but the newest `keep` checkpoints of the
-/// case in `dir` (and leftover temporaries of interrupted writes).
+/// case in `dir` (and leftover temporaries of interrupted writes); of its process's, when
+/// c.processes > 1.
 /// \returns the path written.
 /// \throws std::runtime_error naming the path and the cause (e.g. No space left on device).
 std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const Checkpoint& c,

@@ -50,4 +50,32 @@ std::vector<double> diagnostics_row(const Snapshot& s, const DiagnosticsConstant
             s.dt};
 }
 
+std::vector<double> combine_diagnostics_rows(const std::vector<std::vector<double>>& rows,
+                                             const DiagnosticsConstants& k) {
+    double kinetic = 0.0, potential = 0.0, max_speed = -HUGE_VAL;
+    double rho_min = HUGE_VAL, rho_max = -HUGE_VAL, fluid = 0.0, boundary = 0.0;
+    for (const std::vector<double>& r : rows) {
+        fluid += r[5];
+        boundary += r[6];
+        if (r[5] == 0.0) // no fluid there: its fluid columns are empty
+            continue;
+        kinetic += r[0];
+        potential += r[1];
+        max_speed = std::max(max_speed, r[2]);
+        rho_min = std::min(rho_min, r[3]);
+        rho_max = std::max(rho_max, r[4]);
+    }
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    const bool any = fluid > 0.0;
+    return {any ? kinetic : none,
+            any ? potential : none,
+            any ? max_speed : none,
+            any ? rho_min : none,
+            any ? rho_max : none,
+            fluid,
+            boundary,
+            static_cast<double>(k.particles) - fluid - boundary,
+            rows.empty() ? none : rows.front()[8]};
+}
+
 } // namespace sluice

@@ -25,5 +25,9 @@ std::vector<std::string> diagnostics_columns();
 /// Comment lines naming the units.
 std::vector<std::string> diagnostics_comments();
 std::vector<double> diagnostics_row(const Snapshot& s, const DiagnosticsConstants& k);
+/// The row of a run over several processes from each one's diagnostics_row of its own
+/// particles: energies and counts summed, extremes of the extremes, excluded from k.particles.
+std::vector<double> combine_diagnostics_rows(const std::vector<std::vector<double>>& rows,
+                                             const DiagnosticsConstants& k);
 
 } // namespace sluice

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace sluice {
 
@@ -29,10 +30,38 @@ inline std::optional<std::uint64_t> series_index(const std::string& file, const 
     return numbered_file(file, name + "_", ".vtp");
 }
 
+/// The (snapshot, piece) of a piece `<name>_NNNN_<piece>.vtp` of a run over several processes,
+/// or nothing.
+inline std::optional<std::pair<std::uint64_t, std::uint64_t>> piece_index(const std::string& file,
+                                                                          const std::string& name) {
+    const std::size_t cut = file.rfind('_');
+    if (cut == std::string::npos || cut <= name.size())
+        return std::nullopt;
+    const auto snapshot = numbered_file(file.substr(0, cut) + ".vtp", name + "_", ".vtp");
+    const auto piece = numbered_file(file.substr(cut), "_", ".vtp");
+    if (!snapshot || !piece)
+        return std::nullopt;
+    return std::make_pair(*snapshot, *piece);
+}
+
 /// The step of a checkpoint `<name>_checkpoint_<step>.chk`, or nothing.
 inline std::optional<std::uint64_t> checkpoint_step(const std::string& file,
                                                     const std::string& name) {
     return numbered_file(file, name + "_checkpoint_", ".chk");
+}
+
+/// The (step, process) of a checkpoint of one process of several,
+/// `<name>_checkpoint_<step>_<process>.chk`, or nothing.
+inline std::optional<std::pair<std::uint64_t, std::uint64_t>>
+process_checkpoint(const std::string& file, const std::string& name) {
+    const std::size_t cut = file.rfind('_');
+    if (cut == std::string::npos || cut <= name.size())
+        return std::nullopt;
+    const auto step = checkpoint_step(file.substr(0, cut) + ".chk", name);
+    const auto process = numbered_file(file.substr(cut), "_", ".chk");
+    if (!step || !process)
+        return std::nullopt;
+    return std::make_pair(*step, *process);
 }
 
 } // namespace sluice

@@ -146,7 +146,51 @@ Snapshot fluid_only(const Snapshot& s) {
 bool is_run_file(const std::string& file, const std::string& name) {
     return file == name + ".pvd" || file == name + "_failed.vtp" || file == "summary.json" ||
            file == "gauges.csv" || file == "diagnostics.csv" || series_index(file, name) ||
-           checkpoint_step(file, name);
+           checkpoint_step(file, name) || file == name + "_failed.pvtp" ||
+           numbered_file(file, name + "_", ".pvtp") || piece_index(file, name) ||
+           numbered_file(file, name + "_failed_", ".vtp") || process_checkpoint(file, name);
+}
+
+/// A .pvtp naming the pieces `sources` of one time, with the arrays write_vtp writes in
+/// `format` (VTK's PPolyData; ParaView opens it as one data set).
+std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& format) {
+    tinyxml2::XMLPrinter xml;
+    xml.PushHeader(false, true);
+    xml.OpenElement("VTKFile");
+    xml.PushAttribute("type", "PPolyData");
+    xml.PushAttribute("version", "0.1");
+    xml.PushAttribute("byte_order", "LittleEndian");
+    xml.PushAttribute("header_type", "UInt64");
+    xml.OpenElement("PPolyData");
+    xml.PushAttribute("GhostLevel", "0");
+    xml.OpenElement("PPointData");
+    auto array = [&](const char* type, const char* name, int components) {
+        xml.OpenElement("PDataArray");
+        xml.PushAttribute("type", type);
+        xml.PushAttribute("Name", name);
+        xml.PushAttribute("NumberOfComponents", components);
+        xml.CloseElement();
+    };
+    array("UInt32", "id", 1);
+    array("UInt8", "type", 1);
+    if (format.velocity)
+        array("Float32", "velocity", 3);
+    if (format.density)
+        array("Float32", "density", 1);
+    if (format.pressure)
+        array("Float32", "pressure", 1);
+    xml.CloseElement();
+    xml.OpenElement("PPoints");
+    array("Float32", "Points", 3);
+    xml.CloseElement();
+    for (const std::string& source : sources) {
+        xml.OpenElement("Piece");
+        xml.PushAttribute("Source", source.c_str());
+        xml.CloseElement();
+    }
+    xml.CloseElement();
+    xml.CloseElement();
+    return xml.CStr();
 }
 
 bool is_stale(const std::string& file, const std::string& name) {
@@ -318,6 +362,54 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
     write_pvd();
 }
 
+SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_name,
+                                           const std::vector<double>& resume_times, int piece,
+                                           int pieces)
+    : directory_(std::move(directory)), name_(std::move(case_name)), piece_(piece),
+      pieces_(pieces) {
+    if (name_.empty() || name_.find('/') != std::string::npos || name_ == "." || name_ == "..")
+        throw std::invalid_argument("output: invalid case name '" + name_ +
+                                    "' (must be a plain file name)");
+    if (pieces < 1 || piece < 0 || piece >= pieces)
+        throw std::logic_error("output: 0 <= piece < pieces");
+    for (std::size_t k = 0; k < resume_times.size(); ++k) {
+        for (const fs::path& p : {piece_path(k, piece), pvtp_path(k)})
+            if ((piece == 0 || p.extension() == ".vtp") && !fs::exists(p))
+                fail_output("resume the series in", directory_,
+                            "its snapshot " + p.filename().string() + " is missing");
+        complete_.emplace_back(resume_times[k]);
+    }
+    reserved_ = published_ = complete_.size();
+    // What this process (piece 0: and the series' own files) wrote after the checkpoint goes.
+    const std::string own_failed = name_ + "_failed_" + std::to_string(piece) + ".vtp";
+    auto later = [&](const std::string& file) {
+        if (const auto p = piece_index(file, name_))
+            return p->second == static_cast<std::uint64_t>(piece) && p->first >= reserved_;
+        if (file == own_failed)
+            return true;
+        if (piece != 0)
+            return false;
+        const auto index = numbered_file(file, name_ + "_", ".pvtp");
+        return (index && *index >= reserved_) || file == name_ + "_failed.pvtp";
+    };
+    std::error_code ec;
+    std::vector<fs::path> remove;
+    for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        const bool temporary =
+            file.size() > 5 && file[0] == '.' && file.compare(file.size() - 4, 4, ".tmp") == 0;
+        if (later(temporary ? file.substr(1, file.size() - 5) : file))
+            remove.push_back(it->path());
+    }
+    if (ec)
+        fail_output("list output directory", directory_, ec.message());
+    for (const fs::path& p : remove)
+        if (!fs::remove(p, ec) && ec)
+            fail_output("remove output file written after the checkpoint", p, ec.message());
+    if (piece == 0)
+        write_pvd();
+}
+
 fs::path SnapshotSeriesWriter::pvd_path() const {
     return directory_ / (name_ + ".pvd");
 }
@@ -326,6 +418,50 @@ fs::path SnapshotSeriesWriter::path_of(std::size_t index) const {
     char suffix[32];
     std::snprintf(suffix, sizeof suffix, "_%04zu.vtp", index);
     return directory_ / (name_ + suffix);
+}
+
+fs::path SnapshotSeriesWriter::piece_path(std::size_t index, int piece) const {
+    char suffix[48];
+    std::snprintf(suffix, sizeof suffix, "_%04zu_%d.vtp", index, piece);
+    return directory_ / (name_ + suffix);
+}
+
+fs::path SnapshotSeriesWriter::pvtp_path(std::size_t index) const {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "_%04zu.pvtp", index);
+    return directory_ / (name_ + suffix);
+}
+
+void SnapshotSeriesWriter::set_pieces(int piece, int pieces) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (reserved_ > 0 || pieces < 1 || piece < 0 || piece >= pieces)
+        throw std::logic_error("output: set_pieces before the first snapshot, 0 <= piece < pieces");
+    piece_ = piece;
+    pieces_ = pieces;
+}
+
+std::size_t SnapshotSeriesWriter::complete_prefix() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::size_t k = 0;
+    while (k < complete_.size() && complete_[k])
+        ++k;
+    return k;
+}
+
+void SnapshotSeriesWriter::publish(std::size_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pieces_ == 0 || count > complete_.size())
+        throw std::logic_error("output: publish in pieces mode, of reserved snapshots");
+    if (count <= published_)
+        return;
+    for (std::size_t k = published_; k < count; ++k) {
+        std::vector<std::string> sources;
+        for (int p = 0; p < pieces_; ++p)
+            sources.push_back(piece_path(k, p).filename().string());
+        write_file_atomically(pvtp_path(k), pvtp_text(sources, format_));
+    }
+    published_ = count;
+    write_pvd();
 }
 
 void SnapshotSeriesWriter::set_format(const VtpFormat& format, bool boundary_only_first) {
@@ -351,10 +487,12 @@ std::uintmax_t SnapshotSeriesWriter::write(std::size_t index, const Snapshot& sn
         format = format_;
         boundary = !boundary_only_first_ || index == 0;
     }
-    const std::uintmax_t bytes = write_vtp(path_of(index), snapshot, format, boundary);
+    const std::uintmax_t bytes =
+        write_vtp(pieces_ ? piece_path(index, piece_) : path_of(index), snapshot, format, boundary);
     std::lock_guard<std::mutex> lock(mutex_);
     complete_[index] = snapshot.time;
-    write_pvd();
+    if (!pieces_)
+        write_pvd();
     return bytes;
 }
 
@@ -380,15 +518,35 @@ std::vector<fs::path> SnapshotSeriesWriter::files() const {
 }
 
 fs::path SnapshotSeriesWriter::write_failure(const Snapshot& snapshot) {
-    const fs::path path = directory_ / (name_ + "_failed.vtp");
     VtpFormat format;
+    int piece = 0, pieces = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         format = format_;
+        piece = piece_;
+        pieces = pieces_;
     }
+    const auto failed_piece = [&](int p) {
+        return directory_ / (name_ + "_failed_" + std::to_string(p) + ".vtp");
+    };
+    const fs::path path = pieces ? failed_piece(piece) : directory_ / (name_ + "_failed.vtp");
     // The whole failing state, walls and every field included: it is for finding the cause.
     format.velocity = format.density = format.pressure = true;
     write_vtp(path, snapshot, format);
+    return path;
+}
+
+fs::path SnapshotSeriesWriter::publish_failure() const {
+    VtpFormat format;
+    std::vector<std::string> sources;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (int p = 0; p < pieces_; ++p)
+            sources.push_back(name_ + "_failed_" + std::to_string(p) + ".vtp");
+    }
+    format.velocity = format.density = format.pressure = true;
+    const fs::path path = directory_ / (name_ + "_failed.pvtp");
+    write_file_atomically(path, pvtp_text(sources, format));
     return path;
 }
 
@@ -401,13 +559,14 @@ void SnapshotSeriesWriter::write_pvd() const {
     xml.PushAttribute("byte_order", "LittleEndian");
     xml.OpenElement("Collection");
     for (std::size_t k = 0; k < complete_.size(); ++k) {
-        if (!complete_[k])
+        if (!complete_[k] || (pieces_ && k >= published_))
             continue;
         xml.OpenElement("DataSet");
         xml.PushAttribute("timestep", number_or_null(*complete_[k]).c_str());
         xml.PushAttribute("group", "");
         xml.PushAttribute("part", "0");
-        xml.PushAttribute("file", path_of(k).filename().string().c_str());
+        xml.PushAttribute("file",
+                          (pieces_ ? pvtp_path(k) : path_of(k)).filename().string().c_str());
         xml.CloseElement();
     }
     xml.CloseElement();

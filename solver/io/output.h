@@ -92,6 +92,14 @@ public:
     SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name,
                          const std::vector<double>& resume_times);
 
+    /// Continues the pieces of a restarted run over several processes (set_pieces(piece,
+    /// pieces) included): the first resume_times.size() snapshots' pieces of this process (and,
+    /// for piece 0, their .pvtp files) must exist; what this process wrote later is removed
+    /// (piece 0 also removes later .pvtp files and the failure .pvtp, and rewrites the .pvd).
+    /// \throws std::runtime_error naming the directory when a kept file is missing.
+    SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name,
+                         const std::vector<double>& resume_times, int piece, int pieces);
+
     /// How snapshots are written from now on; `boundary_only_first`: the boundary particles
     /// (which do not move) are written in snapshot 0 only. Set before the first reserve().
     void set_format(const VtpFormat& format, bool boundary_only_first);
@@ -106,13 +114,28 @@ public:
     /// \returns the bytes of the .vtp written.
     std::uintmax_t write(std::size_t index, const Snapshot& snapshot);
 
+    /// A run over several processes (DESIGN.md, Scale-out): this writer is process `piece` of
+    /// `pieces`, each writing its part of every snapshot as `<name>_NNNN_<piece>.vtp`; the .pvd
+    /// is then written by publish() only, listing one `<name>_NNNN.pvtp` per time (VTK's
+    /// parallel PolyData naming the pieces). Set before the first reserve().
+    void set_pieces(int piece, int pieces);
+    /// The number of leading snapshots whose file (piece) is complete here.
+    std::size_t complete_prefix() const;
+    /// Pieces mode, on one process (piece 0): every process's pieces of snapshots [0, count)
+    /// are complete (the minimum of every complete_prefix()); writes their .pvtp files and the
+    /// .pvd listing them. Snapshots already published are not written again.
+    void publish(std::size_t count);
+    /// Pieces mode, on one process after every process's write_failure(): `<name>_failed.pvtp`
+    /// naming the pieces `<name>_failed_<piece>.vtp`. \returns its path.
+    std::filesystem::path publish_failure() const;
+
     /// reserve() and write() in one: the next snapshot, on the calling thread.
     /// \returns the path of the .vtp written.
     std::filesystem::path write(const Snapshot& snapshot);
 
     /// Writes `<name>_failed.vtp` (the state a failure was detected in, every particle and
     /// field, with the series' compressor), replacing an earlier one; it is not listed in the
-    /// .pvd, which stays the series of good states.
+    /// .pvd, which stays the series of good states. Pieces mode: `<name>_failed_<piece>.vtp`.
     /// \returns the path written.
     std::filesystem::path write_failure(const Snapshot& snapshot);
 
@@ -126,6 +149,8 @@ public:
 
 private:
     std::filesystem::path path_of(std::size_t index) const;
+    std::filesystem::path piece_path(std::size_t index, int piece) const;
+    std::filesystem::path pvtp_path(std::size_t index) const;
     void write_pvd() const; ///< with mutex_ held
 
     std::filesystem::path directory_;
@@ -136,6 +161,8 @@ private:
     mutable std::mutex mutex_;
     /// Per reserved index: the time of its snapshot, once its file is complete.
     std::vector<std::optional<double>> complete_;
+    int piece_ = 0, pieces_ = 0; ///< pieces mode when pieces_ > 0
+    std::size_t published_ = 0;  ///< pieces mode: snapshots listed in the .pvd
 };
 
 } // namespace sluice

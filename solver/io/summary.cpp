@@ -56,7 +56,7 @@ std::vector<std::pair<std::string, double>> wall_shares(const RunSummary& s) {
 
 bool is_step_stage(const std::string& name) {
     return name == "construction" || name == "reorder" || name == "interaction" ||
-           name == "integration" || name == "checks";
+           name == "integration" || name == "checks" || name == "exchange";
 }
 
 std::string performance_lines(const RunSummary& s) {
@@ -135,6 +135,35 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
         {"step_million_particle_steps_per_s",
          number(1e-6 * per_second(s.particle_steps, step_seconds(s)))},
         {"wall_share", shares}};
+    if (s.decomposition) {
+        const DecompositionSummary& d = *s.decomposition;
+        Json per_process = Json::array();
+        for (std::size_t r = 0; r < d.processes.size(); ++r) {
+            const ProcessSummary& p = d.processes[r];
+            Json st = Json::object();
+            for (const auto& [name, seconds] : p.stages)
+                st[name] = number(seconds);
+            per_process.push_back({{"rank", r},
+                                   {"particles", counts(p.final_counts)},
+                                   {"slab_m", {number(p.slab_lower), number(p.slab_upper)}},
+                                   {"stages_s", st}});
+        }
+        Json history = Json::array();
+        for (const auto& [step, faces] : d.balance_history) {
+            Json f = Json::array();
+            for (const double x : faces)
+                f.push_back(number(x));
+            history.push_back({{"step", step}, {"faces_m", f}});
+        }
+        Json faces = Json::array();
+        for (const double x : d.faces)
+            faces.push_back(number(x));
+        j["decomposition"] = {{"processes", d.processes.size()},      {"axis", d.axis},
+                              {"halo_width_m", number(d.halo_width)}, {"faces_m", faces},
+                              {"balance_history", history},           {"per_process", per_process}};
+    } else {
+        j["decomposition"] = nullptr;
+    }
     // Bytes that are not UTF-8 (a case file name, say) are replaced rather than refused.
     write_file_atomically(path, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

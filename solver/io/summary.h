@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sluice {
@@ -34,6 +35,24 @@ struct TuneReport {
     int steps = 0;                      ///< timed steps per module
     double seconds = 0.0;               ///< wall time of the whole tuning
     std::uint64_t particles = 0;        ///< in the state the modules were timed on
+};
+
+/// One process of a run spread over several (DESIGN.md, Scale-out).
+struct ProcessSummary {
+    ParticleCounts final_counts; ///< the particles it owns at the end
+    double slab_lower = 0.0;     ///< m, its slab along the axis at the end (domain ends: ±inf)
+    double slab_upper = 0.0;
+    StageTimes stages; ///< s per stage, its own
+};
+
+/// The decomposition of a run over several processes.
+struct DecompositionSummary {
+    std::string axis;                      ///< "x", "y" or "z"
+    double halo_width = 0.0;               ///< m
+    std::vector<ProcessSummary> processes; ///< by rank
+    std::vector<double> faces;             ///< m, at the end: domain start, interior, end
+    /// Load balancing: the interior faces (m) after each move, with the step it happened at.
+    std::vector<std::pair<std::uint64_t, std::vector<double>>> balance_history;
 };
 
 /// Everything summary.json records about one run.
@@ -64,6 +83,8 @@ struct RunSummary {
     /// Particles × steps taken by this run (the particles of the initial state, excluded ones
     /// included: they cost a step too).
     double particle_steps = 0.0;
+    /// Several processes: how the domain was cut and what each process did (nothing with one).
+    std::optional<DecompositionSummary> decomposition;
 };
 
 /// Names of the stages that make up the time step itself (the rest are gauges, output,
@@ -83,7 +104,10 @@ std::string performance_lines(const RunSummary& summary);
 /// writer_thread_s}, performance {particle_steps, million_particle_steps_per_s (over the wall
 /// time), step_million_particle_steps_per_s (over the step's stages), wall_share {stage:
 /// fraction of the wall time, …, other}}, neighbour_tuning (null, or {chosen, seconds, steps,
-/// ranking [{module, ms_per_step}], not_timed [...]} when the module was chosen automatically).
+/// ranking [{module, ms_per_step}], not_timed [...]} when the module was chosen automatically),
+/// decomposition (null, or for a run over several processes {processes, axis, halo_width_m,
+/// faces_m, balance_history [{step, faces_m}], per_process [{rank, particles {fluid, boundary,
+/// excluded}, slab_m [lower, upper], stages_s {...}}]}).
 /// Non-finite numbers are written as null.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 void write_summary_json(const std::filesystem::path& path, const RunSummary& summary);

@@ -8,6 +8,8 @@
 #include "case/constants.h"
 #include "case/particles.h"
 #include "neighbours/cpu_builder.h"
+#include "parallel/communicator.h"
+#include "parallel/slabs.h"
 #include "physics/gauges.h"
 #include "physics/integrators.h"
 #include "physics/physics.h"
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <variant>
 #include <vector>
@@ -52,16 +55,17 @@ private:
     Clock::time_point start_;
 };
 
-/// Gathers a particle array into the new bin order: a[k] ← a[permutation[k]]. The scratch
-/// buffer takes the old array, so no allocation happens once sizes are reached. Empty arrays
-/// (those the integrator does not use) are left alone.
+/// Gathers a particle array into the new bin order: a[k] ← a[permutation[k]] (a takes the
+/// permutation's length: a shorter one drops particles). The scratch buffer takes the old array,
+/// so no allocation happens once sizes are reached. Empty arrays (those the integrator does not
+/// use) are left alone.
 template <class T>
 void gather(std::vector<T>& a, std::vector<T>& scratch,
             const std::vector<std::uint32_t>& permutation) {
     if (a.empty())
         return;
-    scratch.resize(a.size());
-    const std::int64_t n = static_cast<std::int64_t>(a.size());
+    scratch.resize(permutation.size());
+    const std::int64_t n = static_cast<std::int64_t>(permutation.size());
 #pragma omp parallel for schedule(static) if (n >= parallel_threshold)
     for (std::int64_t k = 0; k < n; ++k)
         scratch[k] = a[permutation[k]];
@@ -78,13 +82,23 @@ void gather(std::vector<T>& a, std::vector<T>& scratch,
 /// stays consistent while the integration moves them. Either way particles [0, active_) are
 /// binned, interact and move; [active_, n) have left the domain and are frozen
 /// (OutsidePolicy::exclude sorts them last; the index layout moves them there when they leave).
+///
+/// Several processes (DESIGN.md, Scale-out; `comm_` set): this rank owns the particles of its
+/// slab and holds halo copies of its neighbours' particles within slabs_.halo_width of its faces,
+/// mixed into the same arrays (halo_slot_ tells them apart). Each step begins with distribute()
+/// (halo dropped, particles that crossed a face migrate, a new halo is received); the halo is
+/// refreshed from its owners before every later interaction pass (refresh_halo()). Halo
+/// particles are binned and visited like any other, get no derivatives of their own, and are
+/// left out of the maxima, the checks, the exclusions, snapshots and saved states.
 template <int D>
 class CpuSimulation final : public Simulation {
 public:
     /// From a state: the initial one (restored = false: every particle must lie in the domain)
-    /// or a checkpoint's (its excluded particles stay excluded and unreported).
+    /// or a checkpoint's (its excluded particles stay excluded and unreported). With `comm`,
+    /// `state` holds this rank's slab of a run of `total_particles` particles (ids global).
     CpuSimulation(const Case& c, const DerivedConstants& derived, const SimulationState& state,
-                  bool restored);
+                  bool restored, const Communicator* comm = nullptr, SlabDecomposition slabs = {},
+                  std::uint64_t total_particles = 0);
 
     void step() override;
     double time() const override { return time_; }
@@ -94,9 +108,15 @@ public:
     Snapshot snapshot() const override;
     StageTimes stage_times() const override;
     const DerivedConstants& constants() const override { return derived_; }
+    std::optional<SlabDecomposition> decomposition() const override {
+        if (!comm_)
+            return std::nullopt;
+        return slabs_;
+    }
     std::string backend_name() const override { return "cpu"; }
     std::vector<Exclusion> take_exclusions() override;
     SimulationState save_state() const override;
+    /// With several processes: collective (the halo is refreshed first).
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
 
 private:
@@ -119,8 +139,38 @@ private:
     /// integrator's previous_* arrays (those the scheme uses; the others are empty).
     void gather_state(const std::vector<std::uint32_t>& order, bool with_previous);
     IntegratorArrays<D> integrator_arrays();
-    void check(); ///< throws SimulationFailure
+    /// Sets dt_ from this pass's maxima (over every rank).
+    void set_time_step();
+    void check(); ///< throws SimulationFailure (on every rank at once)
     void record_exclusions();
+
+    // Several processes (class comment); all collective.
+    static constexpr std::uint32_t no_slot = ~0u;
+    bool is_halo(std::uint32_t i) const { return !halo_slot_.empty() && halo_slot_[i] != no_slot; }
+    /// Drops the halo, migrates the particles outside this slab to its neighbours, takes in
+    /// theirs, and receives a new halo.
+    void distribute();
+    /// Copies the halo's position, velocity and density from their owners.
+    void refresh_halo();
+    /// Load balancing: moves the slab faces towards equal step times (rebalanced_slabs) from
+    /// each process's time in the step's own stages since the last balance; the next
+    /// distribute() migrates the particles.
+    void balance();
+    /// send_index_ and halo_index_ from the per-particle slots (after any reorder).
+    void index_slots();
+    /// Appends the particles of a migration or halo message (pack()'s order); halo copies get
+    /// the slots first_slot, first_slot + 1, …
+    void append_particles(const std::vector<std::byte>& message, bool halo,
+                          std::uint32_t first_slot);
+    void pack(std::uint32_t i, ByteWriter& out) const;
+    /// Moves the particles [from, size()) to just after the active ones, before the excluded.
+    void insert_before_excluded(std::uint32_t from);
+    /// Applies f to every per-particle array (positions included).
+    template <class F>
+    void for_each_array(F&& f);
+    /// Every rank's gauges from each one's part: a point's sums from the rank whose slab holds
+    /// it (its halo covers the point's neighbourhood), a front the farthest over the ranks.
+    void combine_gauges(const GaugeRequest& request, GaugeResponse& out) const;
 
     // configuration
     DerivedConstants derived_;
@@ -164,16 +214,34 @@ private:
     std::vector<std::uint32_t> scratch_id_;
 
     double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
+
     double time_ = 0.0, dt_ = 0.0;
     std::uint64_t steps_ = 0;
     ExclusionLog exclusions_;
     double stage_seconds_[step_stage_count] = {};
     double gauge_seconds_ = 0.0; ///< sample_gauges, wall time
+
+    // several processes (class comment); comm_ null with one
+    const Communicator* comm_ = nullptr;
+    SlabDecomposition slabs_;
+    std::uint64_t total_particles_ = 0; ///< every rank's, excluded ones included
+    /// Per particle, empty with one process: a halo copy's place in the halo received (from
+    /// below, then from above), no_slot for an owned particle; an owned particle's place in the
+    /// halo sent (to below, then above), no_slot when not sent.
+    std::vector<std::uint32_t> halo_slot_, send_slot_;
+    std::vector<std::uint32_t> scratch_slot_;
+    std::uint32_t received_below_ = 0, received_above_ = 0, sent_below_ = 0, sent_above_ = 0;
+    std::vector<std::uint32_t> halo_index_, send_index_; ///< slot → particle index
+    float largest_speed_ = 0.0f;    ///< m/s, owned fluid, every rank, at the end of the last step
+    int balance_interval_ = 0;      ///< steps; 0 = off
+    double balanced_seconds_ = 0.0; ///< the stages' total at the last balance
 };
 
 template <int D>
 CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
-                                const SimulationState& state, bool restored)
+                                const SimulationState& state, bool restored,
+                                const Communicator* comm, SlabDecomposition slabs,
+                                std::uint64_t total_particles)
     : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
       layout_(c.neighbours.construction == Construction::linked_list ? Layout::index
@@ -187,8 +255,10 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
       builder_(c.neighbours.construction),
       boundary_count_(static_cast<std::uint32_t>(
           std::count(state.type.begin(), state.type.end(), ParticleType::boundary))),
-      fluid_height_(state.fluid_height), time_(state.time), dt_(state.last_dt),
-      steps_(state.steps) {
+      fluid_height_(state.fluid_height), time_(state.time), dt_(state.last_dt), steps_(state.steps),
+      comm_(comm), slabs_(std::move(slabs)),
+      total_particles_(comm ? total_particles : state.size()),
+      balance_interval_(c.run.balance_interval) {
     const std::size_t n = state.size();
     position_.resize(n);
     velocity_.resize(n);
@@ -214,17 +284,24 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     pressure_.resize(n);
     density_rate_.resize(n);
     acceleration_.resize(n);
-    exclusions_ = ExclusionLog(n);
+    exclusions_ = ExclusionLog(total_particles_);
     exclusions_.mark_reported(state.excluded);
+    if (comm_) {
+        halo_slot_.assign(n, no_slot);
+        send_slot_.assign(n, no_slot);
+    }
 
     // The state's order is kept by a rebuild of unchanged positions (the CPU constructions are
     // stable), so a restored state continues in exactly the order it was saved in.
     rebuild(true);
-    if (!restored && active_ != size()) {
+    const std::uint64_t outside =
+        comm_ ? comm_->sum(std::uint64_t{size() - active_}) : std::uint64_t{size() - active_};
+    if (!restored && outside > 0) {
         std::ostringstream msg;
-        msg << size() - active_ << " particle(s) lie outside the domain at t = 0, e.g. id "
-            << id_[active_] << " at " << describe(position_[active_])
-            << " m; the domain must contain every particle";
+        msg << outside << " particle(s) lie outside the domain at t = 0";
+        if (active_ != size())
+            msg << ", e.g. id " << id_[active_] << " at " << describe(position_[active_]) << " m";
+        msg << "; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
 }
@@ -232,6 +309,11 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
 template <int D>
 GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
     // The view of the last build and the arrays in its order (see simulation.h).
+    if (comm_) { // the halo at the current state, and the skin that covers it
+        refresh_halo();
+        if (reused_)
+            skin_ = largest_move_since_build();
+    }
     const ParticlesView<D> particles{velocity_.data(), density_.data(), pressure_.data(),
                                      type_.data()};
     StageClock clock(gauge_seconds_);
@@ -257,7 +339,7 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
                     const int k = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
                     std::vector<std::pair<float, std::uint32_t>> order;
                     for (std::uint32_t i = 0; i < active_; ++i)
-                        if (type_[i] == ParticleType::fluid)
+                        if (type_[i] == ParticleType::fluid && !is_halo(i))
                             order.emplace_back(static_cast<float>(f.sign) * view.positions[i][k],
                                                i);
                     std::make_heap(order.begin(), order.end());
@@ -279,6 +361,8 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
             },
             kernel_);
     });
+    if (comm_)
+        combine_gauges(request, out);
     return out;
 }
 
@@ -290,20 +374,19 @@ SimulationState CpuSimulation<D>::save_state() const {
     s.last_dt = dt_;
     s.steps = steps_;
     s.fluid_height = fluid_height_;
-    s.id = id_;
-    s.type = type_;
-    s.density = density_;
-    s.position.resize(size());
-    s.velocity.resize(size());
+    const bool verlet = integrator_ == IntegratorKind::verlet;
     for (std::uint32_t k = 0; k < size(); ++k) {
-        s.position[k] = to_array3(position_[k]);
-        s.velocity[k] = to_array3(velocity_[k]);
-    }
-    if (integrator_ == IntegratorKind::verlet) {
-        s.previous_velocity.resize(size());
-        for (std::uint32_t k = 0; k < size(); ++k)
-            s.previous_velocity[k] = to_array3(previous_velocity_[k]);
-        s.previous_density = previous_density_;
+        if (is_halo(k)) // with several processes: its owner saves it
+            continue;
+        s.id.push_back(id_[k]);
+        s.type.push_back(type_[k]);
+        s.density.push_back(density_[k]);
+        s.position.push_back(to_array3(position_[k]));
+        s.velocity.push_back(to_array3(velocity_[k]));
+        if (verlet) {
+            s.previous_velocity.push_back(to_array3(previous_velocity_[k]));
+            s.previous_density.push_back(previous_density_[k]);
+        }
     }
     s.excluded = exclusions_.reported();
     return s;
@@ -348,6 +431,8 @@ void CpuSimulation<D>::rebuild(bool with_previous) {
             builder_.build(build_positions_.data(), size(), grid_, radius, OutsidePolicy::exclude);
         }
         active_ = builder_.binned_count();
+        if (comm_)
+            index_slots();
         return;
     }
     {
@@ -358,6 +443,8 @@ void CpuSimulation<D>::rebuild(bool with_previous) {
     position_ = builder_.sorted_positions();
     gather_state(builder_.permutation(), with_previous);
     active_ = builder_.binned_count();
+    if (comm_)
+        index_slots();
 }
 
 template <int D>
@@ -366,6 +453,8 @@ void CpuSimulation<D>::gather_state(const std::vector<std::uint32_t>& order, boo
     gather(density_, scratch_float_, order);
     gather(type_, scratch_type_, order);
     gather(id_, scratch_id_, order);
+    gather(halo_slot_, scratch_slot_, order);
+    gather(send_slot_, scratch_slot_, order);
     if (with_previous) {
         gather(previous_position_, scratch_vec_, order);
         gather(previous_velocity_, scratch_vec_, order);
@@ -394,9 +483,15 @@ void CpuSimulation<D>::interact_with(const ViewT& view, const KernelT& kernel) {
                                      type_.data()};
     const FluidConstants fluid = fluid_;
     const std::int64_t n = active_;
+    const std::uint32_t* halo = halo_slot_.empty() ? nullptr : halo_slot_.data();
     float acceleration_max2 = 0.0f, mu_max = 0.0f;
 #pragma omp parallel for schedule(static, 64) reduction(max : acceleration_max2, mu_max)
     for (std::int64_t i = 0; i < n; ++i) {
+        if (halo && halo[i] != no_slot) { // its owner computes them
+            acceleration_[i] = Vec<D>{};
+            density_rate_[i] = 0.0f;
+            continue;
+        }
         const Derivatives<D> d = interact_particle<QueryT>(view, particles, kernel, fluid,
                                                            static_cast<std::uint32_t>(i));
         acceleration_[i] = d.acceleration;
@@ -439,11 +534,13 @@ void CpuSimulation<D>::step() {
     if (integrator_ == IntegratorKind::symplectic) {
         // Predictor with the derivatives of state n, then a corrector with those of n+½ (on the
         // predictor's neighbour structure, reorder layout, or on a new one).
+        if (comm_)
+            distribute();
         rebuild(false);
         interact();
+        set_time_step();
         {
             StageClock clock(stage_seconds_[integration]);
-            dt_ = time_step(fluid_, cfl_, acceleration_max_, mu_max_);
             const float dt = static_cast<float>(dt_);
             const IntegratorArrays<D> a = integrator_arrays();
             const std::int64_t n = active_;
@@ -451,6 +548,8 @@ void CpuSimulation<D>::step() {
             for (std::int64_t i = 0; i < n; ++i)
                 symplectic_predict(a, static_cast<std::uint32_t>(i), dt, rho0);
         }
+        if (comm_)
+            refresh_halo();
         // The corrector's neighbours: the predictor's structure over the predicted positions,
         // widened by how far they moved (exact, query.h), as the CUDA backend does; the index
         // layouts build again.
@@ -471,10 +570,12 @@ void CpuSimulation<D>::step() {
         if (reused_) // gauges after the step query the state through it
             skin_ = largest_move_since_build();
     } else {
+        if (comm_)
+            distribute();
         rebuild(true);
         interact();
+        set_time_step();
         StageClock clock(stage_seconds_[integration]);
-        dt_ = time_step(fluid_, cfl_, acceleration_max_, mu_max_);
         const float dt = static_cast<float>(dt_);
         const bool euler = steps_ % static_cast<std::uint64_t>(verlet_reset_) == 0;
         const IntegratorArrays<D> a = integrator_arrays();
@@ -487,36 +588,331 @@ void CpuSimulation<D>::step() {
     ++steps_;
     check();
     record_exclusions();
+    if (comm_ && balance_interval_ > 0 &&
+        steps_ % static_cast<std::uint64_t>(balance_interval_) == 0)
+        balance();
+}
+
+template <int D>
+void CpuSimulation<D>::balance() {
+    StageClock clock(stage_seconds_[exchange]);
+    // This process's own work since the last balance (waiting for others is not work).
+    double work = 0.0;
+    for (const int stage : {construction, reorder, interaction, integration, checks})
+        work += stage_seconds_[stage];
+    std::vector<double> seconds(static_cast<std::size_t>(comm_->size()), 0.0);
+    seconds[static_cast<std::size_t>(comm_->rank())] = work - balanced_seconds_;
+    balanced_seconds_ = work;
+    comm_->sum(seconds.data(), comm_->size());
+    // The particles per bin column along the axis, over every process.
+    const std::size_t columns = static_cast<std::size_t>(
+        std::ceil((slabs_.faces.back() - slabs_.faces.front()) / slabs_.bin - 1e-9));
+    std::vector<std::uint64_t> counts(std::max<std::size_t>(columns, 1), 0);
+    for (std::uint32_t i = 0; i < active_; ++i) {
+        if (is_halo(i))
+            continue;
+        const double c =
+            std::floor((position_[i][slabs_.axis] - slabs_.faces.front()) / slabs_.bin);
+        ++counts[static_cast<std::size_t>(std::clamp(c, 0.0, double(counts.size() - 1)))];
+    }
+    comm_->sum(counts.data(), static_cast<int>(counts.size()));
+    SlabDecomposition moved = rebalanced_slabs(slabs_, seconds, counts, 0.05);
+    if (moved.faces == slabs_.faces)
+        return;
+    moved.history.emplace_back(steps_, moved.faces);
+    slabs_ = std::move(moved);
+}
+
+template <int D>
+template <class F>
+void CpuSimulation<D>::for_each_array(F&& f) {
+    f(position_);
+    f(velocity_);
+    f(previous_position_);
+    f(previous_velocity_);
+    f(density_);
+    f(previous_density_);
+    f(type_);
+    f(id_);
+    f(halo_slot_);
+    f(send_slot_);
+    f(pressure_);
+    f(density_rate_);
+    f(acceleration_);
+}
+
+template <int D>
+void CpuSimulation<D>::pack(std::uint32_t i, ByteWriter& out) const {
+    out.put(position_[i]);
+    out.put(velocity_[i]);
+    out.put(density_[i]);
+    out.put(type_[i]);
+    out.put(id_[i]);
+    out.put(previous_velocity_[i]);
+    out.put(previous_density_[i]);
+}
+
+template <int D>
+void CpuSimulation<D>::append_particles(const std::vector<std::byte>& message, bool halo,
+                                        std::uint32_t first_slot) {
+    ByteReader in(message);
+    std::uint32_t slot = first_slot;
+    while (!in.done()) {
+        const Vec<D> x = in.get<Vec<D>>();
+        position_.push_back(x);
+        velocity_.push_back(in.get<Vec<D>>());
+        density_.push_back(in.get<float>());
+        type_.push_back(in.get<ParticleType>());
+        id_.push_back(in.get<std::uint32_t>());
+        previous_velocity_.push_back(in.get<Vec<D>>());
+        previous_density_.push_back(in.get<float>());
+        if (!previous_position_.empty())
+            previous_position_.push_back(x); // the predictor sets it before it is read
+        halo_slot_.push_back(halo ? slot++ : no_slot);
+        send_slot_.push_back(no_slot);
+    }
+    pressure_.resize(size());
+    density_rate_.resize(size());
+    acceleration_.resize(size());
+}
+
+template <int D>
+void CpuSimulation<D>::insert_before_excluded(std::uint32_t from) {
+    const std::uint32_t added = size() - from;
+    for_each_array([&](auto& a) {
+        if (!a.empty())
+            std::rotate(a.begin() + active_, a.begin() + from, a.end());
+    });
+    active_ += added;
+}
+
+template <int D>
+void CpuSimulation<D>::distribute() {
+    StageClock clock(stage_seconds_[exchange]);
+    const int rank = comm_->rank();
+    const double lower = slabs_.lower(rank), upper = slabs_.upper(rank);
+    const int axis = slabs_.axis;
+    // 1. The halo goes; the owned particles that left the slab (and not the domain) go to the
+    // neighbour whose slab they entered (a move per step is far below a slab's width).
+    std::vector<std::byte> to_below, to_above, from_below, from_above;
+    ByteWriter below(to_below), above(to_above);
+    std::vector<std::uint32_t> kept;
+    kept.reserve(size());
+    std::uint32_t kept_active = 0;
+    for (std::uint32_t i = 0; i < size(); ++i) {
+        if (is_halo(i))
+            continue;
+        if (i < active_ && grid_.contains(position_[i])) {
+            const double x = position_[i][axis];
+            if (x < lower) {
+                pack(i, below);
+                continue;
+            }
+            if (x >= upper) {
+                pack(i, above);
+                continue;
+            }
+        }
+        kept.push_back(i);
+        kept_active += i < active_ ? 1 : 0;
+    }
+    gather(position_, scratch_vec_, kept);
+    gather_state(kept, true);
+    pressure_.resize(size());
+    density_rate_.resize(size());
+    acceleration_.resize(size());
+    active_ = kept_active;
+    comm_->exchange_with_neighbours(to_below, to_above, from_below, from_above);
+    std::uint32_t first = size();
+    append_particles(from_below, false, 0);
+    append_particles(from_above, false, 0);
+    insert_before_excluded(first);
+
+    // 2. The halo: owned particles within halo_width of a face, to the neighbour beyond it
+    // (slabs are at least two halo widths wide, so none goes both ways).
+    to_below.clear();
+    to_above.clear();
+    std::fill(send_slot_.begin(), send_slot_.end(), no_slot);
+    const double width = slabs_.halo_width;
+    sent_below_ = sent_above_ = 0;
+    for (std::uint32_t i = 0; i < active_; ++i)
+        if (rank > 0 && grid_.contains(position_[i]) && position_[i][axis] < lower + width) {
+            send_slot_[i] = sent_below_++;
+            pack(i, below);
+        }
+    for (std::uint32_t i = 0; i < active_; ++i)
+        if (rank + 1 < comm_->size() && send_slot_[i] == no_slot && grid_.contains(position_[i]) &&
+            position_[i][axis] >= upper - width) {
+            send_slot_[i] = sent_below_ + sent_above_++;
+            pack(i, above);
+        }
+    comm_->exchange_with_neighbours(to_below, to_above, from_below, from_above);
+    first = size();
+    append_particles(from_below, true, 0);
+    received_below_ = size() - first;
+    append_particles(from_above, true, received_below_);
+    received_above_ = size() - first - received_below_;
+    insert_before_excluded(first);
+}
+
+template <int D>
+void CpuSimulation<D>::index_slots() {
+    halo_index_.assign(received_below_ + received_above_, no_slot);
+    send_index_.assign(sent_below_ + sent_above_, no_slot);
+    for (std::uint32_t i = 0; i < size(); ++i) {
+        if (halo_slot_[i] != no_slot)
+            halo_index_[halo_slot_[i]] = i;
+        if (send_slot_[i] != no_slot)
+            send_index_[send_slot_[i]] = i;
+    }
+}
+
+template <int D>
+void CpuSimulation<D>::refresh_halo() {
+    StageClock clock(stage_seconds_[exchange]);
+    std::vector<std::byte> to_below, to_above, from_below, from_above;
+    ByteWriter below(to_below), above(to_above);
+    for (std::uint32_t slot = 0; slot < send_index_.size(); ++slot) {
+        const std::uint32_t i = send_index_[slot];
+        ByteWriter& out = slot < sent_below_ ? below : above;
+        out.put(position_[i]);
+        out.put(velocity_[i]);
+        out.put(density_[i]);
+    }
+    comm_->exchange_with_neighbours(to_below, to_above, from_below, from_above);
+    ByteReader from[2] = {ByteReader(from_below), ByteReader(from_above)};
+    for (std::uint32_t slot = 0; slot < halo_index_.size(); ++slot) {
+        const std::uint32_t i = halo_index_[slot];
+        ByteReader& in = from[slot < received_below_ ? 0 : 1];
+        position_[i] = in.get<Vec<D>>();
+        velocity_[i] = in.get<Vec<D>>();
+        density_[i] = in.get<float>();
+    }
+    if (!from[0].done() || !from[1].done())
+        throw std::logic_error("halo refresh: a neighbour sent more particles than its halo");
+}
+
+template <int D>
+void CpuSimulation<D>::combine_gauges(const GaugeRequest& request, GaugeResponse& out) const {
+    const int rank = comm_->rank();
+    std::vector<double> values;
+    for (std::size_t k = 0; k < request.points.size(); ++k) {
+        const double x = from_array3<D>(request.points[k])[slabs_.axis];
+        const bool mine = slabs_.rank_of(x) == rank;
+        for (const float v : out.sums[k])
+            values.push_back(mine ? v : 0.0);
+    }
+    if (!values.empty())
+        comm_->sum(values.data(), static_cast<int>(values.size()));
+    for (std::size_t k = 0; k < request.points.size(); ++k)
+        for (std::size_t c = 0; c < 6; ++c)
+            out.sums[k][c] = static_cast<float>(values[6 * k + c]);
+    // A front is the largest of sign·coordinate over the ranks; none (NaN) is −∞ here.
+    std::vector<double> fronts;
+    for (std::size_t f = 0; f < request.fronts.size(); ++f)
+        fronts.push_back(std::isnan(out.fronts[f])
+                             ? -std::numeric_limits<double>::infinity()
+                             : request.fronts[f].sign * static_cast<double>(out.fronts[f]));
+    if (!fronts.empty())
+        comm_->max(fronts.data(), static_cast<int>(fronts.size()));
+    for (std::size_t f = 0; f < request.fronts.size(); ++f)
+        out.fronts[f] = std::isinf(fronts[f])
+                            ? std::numeric_limits<float>::quiet_NaN()
+                            : static_cast<float>(request.fronts[f].sign * fronts[f]);
+}
+
+template <int D>
+void CpuSimulation<D>::set_time_step() {
+    double maxima[2] = {acceleration_max_, mu_max_};
+    if (comm_) {
+        StageClock clock(stage_seconds_[exchange]);
+        comm_->max(maxima, 2);
+    }
+    acceleration_max_ = static_cast<float>(maxima[0]);
+    mu_max_ = static_cast<float>(maxima[1]);
+    dt_ = time_step(fluid_, cfl_, maxima[0], maxima[1]);
 }
 
 template <int D>
 void CpuSimulation<D>::check() {
-    StageClock clock(stage_seconds_[checks]);
+    std::optional<StageClock> clock(std::in_place, stage_seconds_[checks]);
     const std::int64_t n = size();
     auto bad = [&](std::int64_t k) {
-        return !finite(position_[k]) || !finite(velocity_[k]) || !std::isfinite(density_[k]) ||
-               density_[k] < density_min_ || density_[k] > density_max_;
+        return !is_halo(static_cast<std::uint32_t>(k)) &&
+               (!finite(position_[k]) || !finite(velocity_[k]) || !std::isfinite(density_[k]) ||
+                density_[k] < density_min_ || density_[k] > density_max_);
     };
     std::int64_t bad_count = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad_count) if (n >= parallel_threshold)
-    for (std::int64_t k = 0; k < n; ++k)
+    float speed2 = 0.0f;
+#pragma omp parallel for schedule(static) reduction(+ : bad_count) reduction(max : speed2) if (n >= parallel_threshold)
+    for (std::int64_t k = 0; k < n; ++k) {
         bad_count += bad(k) ? 1 : 0;
-    if (bad_count == 0)
+        if (comm_ && k < active_ && type_[k] == ParticleType::fluid)
+            speed2 = std::max(speed2, norm2(velocity_[k]));
+    }
+    std::string message;
+    if (bad_count > 0) {
+        std::vector<Offender<D>> offenders;
+        for (std::int64_t k = 0; k < n; ++k)
+            if (bad(k))
+                offenders.push_back({id_[k], type_[k], density_[k], position_[k], velocity_[k]});
+        message = failure_message(steps_, time_, static_cast<std::size_t>(bad_count), density_min_,
+                                  density_max_, offenders);
+    }
+    if (!comm_) {
+        if (bad_count > 0)
+            throw SimulationFailure(message);
         return;
-
-    std::vector<Offender<D>> offenders;
-    for (std::int64_t k = 0; k < n; ++k)
-        if (bad(k))
-            offenders.push_back({id_[k], type_[k], density_[k], position_[k], velocity_[k]});
-    throw SimulationFailure(failure_message(steps_, time_, static_cast<std::size_t>(bad_count),
-                                            density_min_, density_max_, offenders));
+    }
+    clock.emplace(stage_seconds_[exchange]); // the rest waits for the other processes
+    // Every rank learns of a failure on any, and the step's largest move must stay within what
+    // the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max.
+    double totals[2] = {static_cast<double>(bad_count), 0.0};
+    double speeds[1] = {std::sqrt(static_cast<double>(speed2))};
+    comm_->sum(totals, 1);
+    comm_->max(speeds, 1);
+    const double speed = std::max<double>(speeds[0], largest_speed_);
+    largest_speed_ = static_cast<float>(speeds[0]);
+    const double move = dt_ * speed + dt_ * dt_ * acceleration_max_;
+    if (totals[0] > 0) {
+        std::string all;
+        const std::vector<std::vector<std::byte>> each = comm_->all_gather(std::vector<std::byte>(
+            reinterpret_cast<const std::byte*>(message.data()),
+            reinterpret_cast<const std::byte*>(message.data()) + message.size()));
+        for (std::size_t r = 0; r < each.size(); ++r)
+            if (!each[r].empty())
+                all += (all.empty() ? "" : "\n") + std::string("[process ") + std::to_string(r) +
+                       "] " +
+                       std::string(reinterpret_cast<const char*>(each[r].data()), each[r].size());
+        throw SimulationFailure(all);
+    }
+    if (move > slabs_.max_step_move) {
+        std::ostringstream msg;
+        msg << "simulation failed at step " << steps_ << ", t = " << time_
+            << " s: a particle may have moved up to " << move << " m in one step (dt = " << dt_
+            << " s, speed up to " << speed << " m/s), more than the " << slabs_.max_step_move
+            << " m that the halo between processes allows (R/16); lower the case's cfl";
+        throw SimulationFailure(msg.str());
+    }
 }
 
 template <int D>
 void CpuSimulation<D>::record_exclusions() {
+    if (!comm_) {
+        exclusions_.record(
+            size() - active_, id_.data() + active_,
+            [&](std::uint32_t k) { return to_array3(position_[active_ + k]); }, steps_, time_);
+        return;
+    }
+    std::vector<std::uint32_t> ids, index; // owned ones only: a halo copy's owner records it
+    for (std::uint32_t k = active_; k < size(); ++k)
+        if (!is_halo(k)) {
+            ids.push_back(id_[k]);
+            index.push_back(k);
+        }
     exclusions_.record(
-        size() - active_, id_.data() + active_,
-        [&](std::uint32_t k) { return to_array3(position_[active_ + k]); }, steps_, time_);
+        static_cast<std::uint32_t>(ids.size()), ids.data(),
+        [&](std::uint32_t k) { return to_array3(position_[index[k]]); }, steps_, time_);
 }
 
 template <int D>
@@ -527,6 +923,19 @@ std::vector<Exclusion> CpuSimulation<D>::take_exclusions() {
 template <int D>
 ParticleCounts CpuSimulation<D>::counts() const {
     ParticleCounts counts;
+    if (comm_) { // this rank's own particles
+        for (std::uint32_t k = 0; k < size(); ++k) {
+            if (is_halo(k))
+                continue;
+            if (k >= active_)
+                ++counts.excluded;
+            else if (type_[k] == ParticleType::fluid)
+                ++counts.fluid;
+            else
+                ++counts.boundary;
+        }
+        return counts;
+    }
     counts.boundary = boundary_count_;
     counts.fluid = active_ - boundary_count_; // boundary particles never leave the domain
     counts.excluded = size() - active_;
@@ -537,16 +946,17 @@ template <int D>
 Snapshot CpuSimulation<D>::snapshot() const {
     // Bin-order index of each id among the active particles (excluded ones left out).
     constexpr std::uint32_t none = ~0u;
-    std::vector<std::uint32_t> slot(size(), none);
+    std::vector<std::uint32_t> slot(total_particles_, none);
     for (std::uint32_t k = 0; k < active_; ++k)
-        slot[id_[k]] = k;
+        if (!is_halo(k))
+            slot[id_[k]] = k;
     Snapshot s;
     s.dimension = D;
     s.time = time_;
     s.step = steps_;
     s.dt = dt_;
     s.id.reserve(active_);
-    for (std::uint32_t id = 0; id < size(); ++id) {
+    for (std::uint32_t id = 0; id < total_particles_; ++id) {
         const std::uint32_t k = slot[id];
         if (k == none)
             continue;
@@ -573,6 +983,66 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
     if (c.dimension == 2)
         return std::make_unique<CpuSimulation<2>>(c, particles.constants, state, false);
     return std::make_unique<CpuSimulation<3>>(c, particles.constants, state, false);
+}
+
+namespace {
+
+/// This rank's slab of the generated particles, cut along the grid's longest axis.
+template <int D>
+std::unique_ptr<Simulation> make_distributed(const Case& c, const ParticleSet& particles,
+                                             const Communicator& comm) {
+    const SimulationState all = initial_state(particles);
+    const DerivedConstants& derived = particles.constants;
+    const float radius = static_cast<float>(derived.support);
+    const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius,
+                                          c.neighbours.bin_width);
+    int axis = 0;
+    for (int k = 1; k < D; ++k)
+        if (grid.dims[k] > grid.dims[axis])
+            axis = k;
+    std::vector<float> coordinates(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i)
+        coordinates[i] = from_array3<D>(all.position[i])[axis];
+    const double start = grid.origin[axis];
+    SlabDecomposition slabs =
+        balanced_slabs(coordinates, D, axis, start, start + grid.dims[axis] * double(grid.bin_size),
+                       grid.bin_size, radius, comm.size());
+    const SimulationState mine = select_particles(
+        all, [&](std::size_t i) { return slabs.rank_of(coordinates[i]) == comm.rank(); });
+    return std::make_unique<CpuSimulation<D>>(c, derived, mine, false, &comm, std::move(slabs),
+                                              all.size());
+}
+
+} // namespace
+
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicator& comm) {
+    const ParticleSet particles = generate_particles(c);
+    if (c.dimension == 2)
+        return make_distributed<2>(c, particles, comm);
+    return make_distributed<3>(c, particles, comm);
+}
+
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicator& comm,
+                                                const SimulationState& piece,
+                                                const SlabDecomposition& slabs,
+                                                std::uint64_t total_particles) {
+    if (piece.dimension != c.dimension)
+        throw std::invalid_argument("the saved state does not fit the case: it is " +
+                                    std::to_string(piece.dimension) + "D, the case " +
+                                    std::to_string(c.dimension) + "D");
+    const DerivedConstants derived = derive_constants(c, piece.fluid_height);
+    auto make = [&](auto dimension) -> std::unique_ptr<Simulation> {
+        constexpr int D = decltype(dimension)::value;
+        const float radius = static_cast<float>(derived.support);
+        const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
+                                              radius, c.neighbours.bin_width);
+        return std::make_unique<CpuSimulation<D>>(
+            c, derived, piece, true, &comm,
+            slabs_with_faces(slabs.axis, slabs.faces, grid.bin_size, radius), total_particles);
+    };
+    if (c.dimension == 2)
+        return make(std::integral_constant<int, 2>{});
+    return make(std::integral_constant<int, 3>{});
 }
 
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const SimulationState& state) {

@@ -548,7 +548,9 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
                                               "restart",
                                               "output",
                                               "neighbour_tuning",
-                                              "performance"}));
+                                              "performance",
+                                              "decomposition"}));
+    EXPECT_TRUE(j["decomposition"].is_null()); // one process
     EXPECT_EQ(j["case"], s.case_name);
     EXPECT_EQ(j["case_file"], s.case_file);
     EXPECT_EQ(j["backend"], s.backend);

@@ -1,0 +1,332 @@
+// A run over several processes (DESIGN.md, Scale-out) against the same case in one process:
+// run by ctest under `mpirun -np 2` and `-np 3` (tests/CMakeLists.txt). Every process runs the
+// single-process simulation too (the cases are small), gathers the pieces of the split one and
+// compares them, so every process reaches the same verdict and the collectives stay in step.
+// Started without mpirun, the tests skip.
+
+#include "backends/simulation.h"
+#include "case/case_model.h"
+#include "io/checkpoint.h"
+#include "neighbours/module.h"
+#include "parallel/communicator.h"
+#include "parallel/slabs.h"
+#include "support/cases.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace sluice;
+using sluice::test::box;
+
+namespace {
+
+constexpr double g = 9.81;
+
+std::unique_ptr<Communicator> world() {
+    return Communicator::world();
+}
+
+#define SKIP_WITHOUT_PROCESSES(comm)                                                               \
+    do {                                                                                           \
+        if (!(comm))                                                                               \
+            GTEST_SKIP() << "not started by mpirun with several processes";                        \
+    } while (0)
+
+/// The whole run's state from every process's piece, in id order, on every process.
+Snapshot gather_snapshot(const Communicator& comm, const Snapshot& piece) {
+    std::vector<std::byte> mine;
+    ByteWriter out(mine);
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+        out.put(piece.id[i]);
+        out.put(piece.type[i]);
+        out.put(piece.position[i]);
+        out.put(piece.velocity[i]);
+        out.put(piece.density[i]);
+    }
+    struct Row {
+        std::uint32_t id;
+        ParticleType type;
+        std::array<float, 3> position, velocity;
+        float density;
+    };
+    std::vector<Row> rows;
+    for (const std::vector<std::byte>& b : comm.all_gather(mine)) {
+        ByteReader in(b);
+        while (!in.done()) {
+            Row r;
+            r.id = in.get<std::uint32_t>();
+            r.type = in.get<ParticleType>();
+            r.position = in.get<std::array<float, 3>>();
+            r.velocity = in.get<std::array<float, 3>>();
+            r.density = in.get<float>();
+            rows.push_back(r);
+        }
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
+    Snapshot s = piece;
+    s.id.clear();
+    s.type.clear();
+    s.position.clear();
+    s.velocity.clear();
+    s.density.clear();
+    s.pressure.clear();
+    for (const Row& r : rows) {
+        s.id.push_back(r.id);
+        s.type.push_back(r.type);
+        s.position.push_back(r.position);
+        s.velocity.push_back(r.velocity);
+        s.density.push_back(r.density);
+    }
+    return s;
+}
+
+struct Difference {
+    double dx = 0.0, dv = 0.0, drho = 0.0; ///< max over particles (m, m/s, kg/m³)
+};
+
+Difference difference(const Snapshot& a, const Snapshot& b) {
+    Difference d;
+    EXPECT_EQ(a.id, b.id) << "the processes' pieces are not the single run's particles";
+    if (a.id != b.id)
+        return {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a.type[i], b.type[i]);
+        for (int k = 0; k < 3; ++k) {
+            d.dx = std::max<double>(d.dx, std::fabs(a.position[i][k] - b.position[i][k]));
+            d.dv = std::max<double>(d.dv, std::fabs(a.velocity[i][k] - b.velocity[i][k]));
+        }
+        d.drho = std::max<double>(d.drho, std::fabs(a.density[i] - b.density[i]));
+        if (!std::isfinite(a.position[i][0]) || !std::isfinite(b.position[i][0]))
+            d.dx = HUGE_VAL;
+    }
+    return d;
+}
+
+ParticleCounts total_counts(const Communicator& comm, const Simulation& sim) {
+    const ParticleCounts c = sim.counts();
+    std::uint64_t v[3] = {c.fluid, c.boundary, c.excluded};
+    comm.sum(v, 3);
+    return {v[0], v[1], v[2]};
+}
+
+std::uint64_t test_particle_count(const Communicator& comm, const Simulation& sim) {
+    const ParticleCounts n = total_counts(comm, sim);
+    return n.fluid + n.boundary + n.excluded;
+}
+
+/// Runs `steps` steps of the case in one process and split over the processes, and checks that
+/// they agree within the GPU/CPU agreement tolerance (tests/solver/backends/test_cuda_backend.cpp):
+/// |dx| < 10⁻³ dp, |dv| < dv_tolerance·U, |dρ| < 10⁻⁴ ρ0 with U = sqrt(g·fluid_height), and dt
+/// within dv_tolerance of the single run's (relative), every step: the split
+/// run differs only in the order of each particle's neighbour sums (migrated particles join a
+/// bin's list at its end).
+/// \returns the face moves of load balancing.
+std::size_t expect_split_run_agrees(const Communicator& comm, const Case& c, int steps,
+                                    double fluid_height, const std::string& what,
+                                    double dv_tolerance = 1e-4) {
+    auto single = make_simulation(c, Backend::cpu);
+    auto split = make_simulation(c, Backend::cpu, comm);
+    const std::uint64_t particles = single->snapshot().size();
+    for (int k = 0; k < steps; ++k) {
+        single->step();
+        split->step();
+        // dt follows the largest acceleration, as sensitive to rounding as the velocities.
+        EXPECT_NEAR(split->last_dt(), single->last_dt(), dv_tolerance * single->last_dt())
+            << what << ", step " << k + 1;
+        // Every particle is owned by exactly one process, through every migration.
+        const ParticleCounts n = total_counts(comm, *split);
+        EXPECT_EQ(n.fluid + n.boundary + n.excluded, particles) << what << ", step " << k + 1;
+    }
+    const Snapshot a = single->snapshot();
+    const Snapshot b = gather_snapshot(comm, split->snapshot());
+    const Difference d = difference(a, b);
+    const SlabDecomposition slabs = *split->decomposition();
+    if (comm.is_root())
+        std::printf("%s: %d processes vs one after %d steps (t = %.4f s): max |dx| = %.3g dp, "
+                    "max |dv| = %.3g sqrt(gH), max |drho| = %.3g rho0; %zu face move(s)\n",
+                    what.c_str(), comm.size(), steps, single->time(), d.dx / c.dp,
+                    d.dv / std::sqrt(g * fluid_height), d.drho / c.constants.rho0,
+                    slabs.history.size());
+    EXPECT_LT(d.dx, 1e-3 * c.dp) << what;
+    EXPECT_LT(d.dv, dv_tolerance * std::sqrt(g * fluid_height)) << what;
+    EXPECT_LT(d.drho, 1e-4 * c.constants.rho0) << what;
+    EXPECT_NEAR(split->time(), single->time(), 1e-5 * single->time()) << what;
+    const ParticleCounts n = total_counts(comm, *split), one = single->counts();
+    EXPECT_EQ(n.fluid, one.fluid) << what;
+    EXPECT_EQ(n.boundary, one.boundary) << what;
+    EXPECT_EQ(n.excluded, one.excluded) << what;
+    return slabs.history.size();
+}
+
+Case dambreak_3d(double dp) {
+    Case c = test::tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2},
+                                {0.6, 0.4, 0.5});
+    c.name = "dambreak3d-small";
+    c.constants.coefh = 0.75;
+    return c;
+}
+
+TEST(Decomposition, DamBreak2DMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = test::dambreak_case(0.04);
+    c.run.balance_interval = 0;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, symplectic");
+}
+
+TEST(Decomposition, DamBreak3DMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = dambreak_3d(0.02);
+    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    expect_split_run_agrees(*comm, c, 100, 0.2, "dam break 3D, strips/0.5");
+}
+
+TEST(Decomposition, VerletAndIndexLayoutsMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    for (const char* module : {"counting-sort/strips/0.5/index", "linked-list/modular/1"}) {
+        Case c = test::dambreak_case(0.04);
+        c.neighbours = parse_neighbour_module(module);
+        expect_split_run_agrees(*comm, c, 150, 2.0, std::string("symplectic, ") + module);
+        c.physics.integrator = IntegratorKind::verlet;
+        expect_split_run_agrees(*comm, c, 150, 2.0, std::string("Verlet, ") + module);
+    }
+}
+
+/// Fluid thrown across the slab faces and out of the domain: particles migrate every few
+/// steps and leave; every one stays owned by exactly one process (checked each step), and the
+/// same ones are excluded as in one process.
+TEST(Decomposition, FluidCrossingFacesAndLeavingIsConserved) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = test::tank_case_2d(0.04, 1.6, 1.0, box(0.0, 0.0, 0.8, 0.6));
+    c.tank->faces = face_bottom | face_left; // open on the right: the fluid leaves there
+    c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
+    c.run.balance_interval = 10; // and the faces move under it
+    // A free jet over 800 steps amplifies rounding: two runs in one process whose sums differ
+    // only in order (reorder vs index layout) differ by 2·10⁻³ m/s here, 8·10⁻⁴ sqrt(gH); the
+    // velocity bound is 2·10⁻³ sqrt(gH) (positions and densities keep the usual bounds).
+    const std::size_t moves = expect_split_run_agrees(*comm, c, 800, 0.6, "fluid thrown out", 2e-3);
+    auto single = make_simulation(c, Backend::cpu);
+    for (int k = 0; k < 800; ++k)
+        single->step();
+    EXPECT_GT(single->counts().excluded, 0u) << "the case should throw fluid out";
+    if (comm->is_root())
+        std::printf("load balancing moved the faces %zu time(s); %llu particles left the domain\n",
+                    moves, static_cast<unsigned long long>(single->counts().excluded));
+}
+
+TEST(Decomposition, GaugesMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    const Case c = test::dambreak_case(0.04);
+    auto single = make_simulation(c, Backend::cpu);
+    auto split = make_simulation(c, Backend::cpu, *comm);
+    GaugeRequest request;
+    for (double x = 0.05; x < 4.0; x += 0.1) // across every face
+        request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
+    request.fronts = {{0, 1}, {2, 1}, {0, -1}};
+    request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
+    for (int k = 0; k < 120; ++k) {
+        single->step();
+        split->step();
+    }
+    const GaugeResponse a = single->sample_gauges(request);
+    const GaugeResponse b = split->sample_gauges(request);
+    ASSERT_EQ(a.sums.size(), b.sums.size());
+    for (std::size_t p = 0; p < a.sums.size(); ++p)
+        for (std::size_t k = 0; k < 6; ++k) {
+            const double scale = k == 0 ? 1.0 : k == 1 ? 1000.0 : k == 2 ? 1000.0 * g : 1.0;
+            EXPECT_NEAR(b.sums[p][k], a.sums[p][k], 1e-4 * scale + 1e-4 * std::fabs(a.sums[p][k]))
+                << "point " << p << " value " << k;
+        }
+    ASSERT_EQ(a.fronts.size(), b.fronts.size());
+    for (std::size_t f = 0; f < a.fronts.size(); ++f)
+        EXPECT_NEAR(b.fronts[f], a.fronts[f], 1e-3 * c.dp) << "front " << f;
+}
+
+/// Each process writes its own checkpoint file; read back, they continue exactly as the run
+/// that never stopped (balancing off: the faces do not depend on timing then).
+TEST(Decomposition, CheckpointOfEveryProcessContinuesBitForBit) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = test::dambreak_case(0.04);
+    c.run.balance_interval = 0;
+    const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "sluice_mpi_ck";
+    if (comm->is_root())
+        std::filesystem::remove_all(dir);
+    comm->barrier();
+    std::filesystem::create_directories(dir);
+    auto run = make_simulation(c, Backend::cpu, *comm);
+    for (int k = 0; k < 80; ++k)
+        run->step();
+    Checkpoint k;
+    k.case_name = c.name;
+    k.dp = c.dp;
+    k.integrator = "symplectic";
+    k.state = run->save_state();
+    k.process = static_cast<std::uint32_t>(comm->rank());
+    k.processes = static_cast<std::uint32_t>(comm->size());
+    k.total_particles = test_particle_count(*comm, *run);
+    k.slab_axis = run->decomposition()->axis;
+    k.slab_faces = run->decomposition()->faces;
+    const std::filesystem::path path = write_checkpoint(dir, k);
+    EXPECT_EQ(path, checkpoint_path(dir, c.name, 80, k.process));
+    comm->barrier();
+    const Checkpoint back = read_checkpoint(path);
+    EXPECT_EQ(back.processes, k.processes);
+    EXPECT_EQ(back.slab_faces, k.slab_faces);
+    auto continued = make_simulation(c, Backend::cpu, *comm, back.state,
+                                     slabs_with_faces(back.slab_axis, back.slab_faces, 0.0, 0.0),
+                                     back.total_particles);
+    for (int s = 0; s < 80; ++s) {
+        run->step();
+        continued->step();
+    }
+    const Snapshot a = gather_snapshot(*comm, run->snapshot());
+    const Snapshot b = gather_snapshot(*comm, continued->snapshot());
+    const Difference d = difference(a, b);
+    EXPECT_EQ(d.dx, 0.0);
+    EXPECT_EQ(d.dv, 0.0);
+    EXPECT_EQ(d.drho, 0.0);
+    EXPECT_EQ(continued->time(), run->time());
+    comm->barrier();
+    if (comm->is_root())
+        std::filesystem::remove_all(dir);
+}
+
+TEST(Decomposition, TooManyProcessesForTheDomainIsAClearError) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    // A domain 0.3 m long along its longest axis: no room for two slabs twice the halo wide.
+    Case c = test::tank_case_2d(0.02, 0.2, 0.1, box(0.0, 0.0, 0.1, 0.05), 2);
+    c.domain = box(-0.05, -0.05, 0.25, 0.15);
+    try {
+        make_simulation(c, Backend::cpu, *comm);
+        ADD_FAILURE() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("processes need"), std::string::npos) << what;
+        EXPECT_NE(what.find("fit this domain"), std::string::npos) << what;
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    MpiSession mpi(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    if (mpi.rank() != 0) // one report; every process still runs and checks every test
+        delete ::testing::UnitTest::GetInstance()->listeners().Release(
+            ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+    return RUN_ALL_TESTS();
+}
