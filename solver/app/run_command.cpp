@@ -641,7 +641,7 @@ int run_command(const Options& o) {
     out << "sluice: done, " << sim->steps() << " steps to t = " << sim->time() << " s in "
         << summary.wall_time << " s wall; " << writer.count() << " snapshots, "
         << summary.final_counts.excluded << " particle(s) excluded\n"
-        << performance_lines(summary) << "sluice: open "
+        << performance_lines(summary) << decomposition_lines(summary) << "sluice: open "
         << (output_dir / (c.name + ".pvd")).string() << " in ParaView\n";
     return exit_ok;
 }

@@ -99,15 +99,19 @@ DerivedConstants restored_constants(const Case& c, const SimulationState& state)
 
 /// The stages both backends time in a step, in the order summary.json lists them; a backend
 /// keeps one accumulated time per stage in an array indexed by this enum.
-/// `exchange` is a run over several processes' halo, migration and the waits in its reductions
-/// (listed only when not zero).
+/// A run over several processes adds `halo` (sending and receiving halo copies, and refreshing
+/// them), `migration` (particles that crossed a face) and `waiting` (the reductions over every
+/// process: dt, checks, load balancing; mostly the wait for the slowest); they are listed only
+/// in such a run.
 enum StepStage {
     construction,
     reorder,
     interaction,
     integration,
     checks,
-    exchange,
+    halo,
+    migration,
+    waiting,
     step_stage_count
 };
 
@@ -119,10 +123,12 @@ inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
                       {"interaction", seconds[interaction]},
                       {"integration", seconds[integration]},
                       {"checks", seconds[checks]},
-                      {"exchange", seconds[exchange]},
+                      {"halo", seconds[halo]},
+                      {"migration", seconds[migration]},
+                      {"waiting", seconds[waiting]},
                       {"gauges", gauge_seconds}};
-    if (seconds[exchange] == 0.0)
-        out.erase(out.begin() + exchange);
+    if (seconds[halo] == 0.0 && seconds[migration] == 0.0 && seconds[waiting] == 0.0)
+        out.erase(out.begin() + halo, out.begin() + waiting + 1);
     return out;
 }
 

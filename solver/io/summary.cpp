@@ -56,7 +56,8 @@ std::vector<std::pair<std::string, double>> wall_shares(const RunSummary& s) {
 
 bool is_step_stage(const std::string& name) {
     return name == "construction" || name == "reorder" || name == "interaction" ||
-           name == "integration" || name == "checks" || name == "exchange";
+           name == "integration" || name == "checks" || name == "halo" || name == "migration" ||
+           name == "waiting";
 }
 
 std::string performance_lines(const RunSummary& s) {
@@ -77,6 +78,41 @@ std::string performance_lines(const RunSummary& s) {
         first = false;
     }
     out << "\n";
+    return out.str();
+}
+
+std::string decomposition_lines(const RunSummary& s) {
+    if (!s.decomposition)
+        return "";
+    std::ostringstream out;
+    char line[320];
+    const DecompositionSummary& d = *s.decomposition;
+    for (std::size_t r = 0; r < d.processes.size(); ++r) {
+        const ProcessSummary& p = d.processes[r];
+        double step = 0.0, halo = 0.0, migration = 0.0, waiting = 0.0;
+        for (const auto& [name, seconds] : p.stages) {
+            if (is_step_stage(name))
+                step += seconds;
+            if (name == "halo")
+                halo = seconds;
+            if (name == "migration")
+                migration = seconds;
+            if (name == "waiting")
+                waiting = seconds;
+        }
+        const double share = step > 0.0 ? 100.0 / step : 0.0;
+        std::snprintf(line, sizeof line,
+                      "sluice: process %zu: %llu fluid + %llu boundary, %s in [%.4g, %.4g) m; step "
+                      "%.3g s: halo %.1f %%, migration %.1f %%, waiting %.1f %%\n",
+                      r, static_cast<unsigned long long>(p.final_counts.fluid),
+                      static_cast<unsigned long long>(p.final_counts.boundary), d.axis.c_str(),
+                      p.slab_lower, p.slab_upper, step, halo * share, migration * share,
+                      waiting * share);
+        out << line;
+    }
+    if (!d.balance_history.empty())
+        out << "sluice: load balancing moved the faces " << d.balance_history.size()
+            << " time(s)\n";
     return out.str();
 }
 

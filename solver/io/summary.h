@@ -96,6 +96,10 @@ bool is_step_stage(const std::string& name);
 /// "output wait": the stepping thread's time spent handing snapshots over).
 std::string performance_lines(const RunSummary& summary);
 
+/// A run over several processes: a line per process (its particles, slab, step time and the
+/// share of it spent on the halo, migration and waiting for the others); "" otherwise.
+std::string decomposition_lines(const RunSummary& summary);
+
 /// Writes `summary` as JSON to `path` (atomic_file.h). Keys, in this order: case, case_file,
 /// backend, neighbour_module, status, failure, particles {initial, final: {fluid, boundary,
 /// excluded}}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name: s, …, in

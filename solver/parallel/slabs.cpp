@@ -88,7 +88,8 @@ SlabDecomposition slabs_with_faces(int axis, std::vector<double> faces, double b
     return s;
 }
 
-SlabDecomposition balanced_slabs(const std::vector<float>& coordinates, int dimension, int axis,
+SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
+                                 const std::vector<float>& weights, int dimension, int axis,
                                  double domain_min, double domain_max, double bin,
                                  double search_radius, int ranks) {
     SlabDecomposition s = slabs_with_faces(axis, {domain_min, domain_max}, bin, search_radius);
@@ -104,12 +105,13 @@ SlabDecomposition balanced_slabs(const std::vector<float>& coordinates, int dime
             << " process(es) fit this domain";
         throw std::invalid_argument(msg.str());
     }
-    std::vector<double> weights(static_cast<std::size_t>(columns), 0.0);
-    for (const float x : coordinates) {
-        const auto c = static_cast<std::int64_t>(std::floor((x - domain_min) / bin));
-        weights[static_cast<std::size_t>(std::clamp<std::int64_t>(c, 0, columns - 1))] += 1.0;
+    std::vector<double> column_weights(static_cast<std::size_t>(columns), 0.0);
+    for (std::size_t i = 0; i < coordinates.size(); ++i) {
+        const auto c = static_cast<std::int64_t>(std::floor((coordinates[i] - domain_min) / bin));
+        column_weights[static_cast<std::size_t>(std::clamp<std::int64_t>(c, 0, columns - 1))] +=
+            weights.empty() ? 1.0 : static_cast<double>(weights[i]);
     }
-    const std::vector<std::int64_t> cuts = cut_columns(weights, ranks, min_bins);
+    const std::vector<std::int64_t> cuts = cut_columns(column_weights, ranks, min_bins);
     s.faces.assign(static_cast<std::size_t>(ranks) + 1, domain_min);
     for (int k = 1; k < ranks; ++k)
         s.faces[static_cast<std::size_t>(k)] =

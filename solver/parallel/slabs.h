@@ -41,12 +41,14 @@ struct SlabDecomposition {
 std::string axis_name(int dimension, int axis);
 
 /// Cuts [domain_min, domain_max] along `axis` into `ranks` slabs whose faces lie on multiples
-/// of `bin` from domain_min, each with about the same number of `coordinates` (the particles'
-/// axis coordinates) and each at least halo_width wide; search_radius sets halo_width and
-/// max_step_move (R/16, with halo_width = R + 2·max_step_move).
+/// of `bin` from domain_min, each with about the same total of `weights` (the particles' work
+/// estimates; empty: 1 each) of the particles at `coordinates` (their axis coordinates), and
+/// each at least halo_width wide; search_radius sets halo_width and max_step_move (R/16, with
+/// halo_width = R + 2·max_step_move).
 /// \throws std::invalid_argument, naming the axis length and the widths, when `ranks` slabs of
 ///         that width do not fit (too many processes for the domain).
-SlabDecomposition balanced_slabs(const std::vector<float>& coordinates, int dimension, int axis,
+SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
+                                 const std::vector<float>& weights, int dimension, int axis,
                                  double domain_min, double domain_max, double bin,
                                  double search_radius, int ranks);
 

@@ -595,7 +595,7 @@ void CpuSimulation<D>::step() {
 
 template <int D>
 void CpuSimulation<D>::balance() {
-    StageClock clock(stage_seconds_[exchange]);
+    StageClock clock(stage_seconds_[waiting]);
     // This process's own work since the last balance (waiting for others is not work).
     double work = 0.0;
     for (const int stage : {construction, reorder, interaction, integration, checks})
@@ -688,7 +688,7 @@ void CpuSimulation<D>::insert_before_excluded(std::uint32_t from) {
 
 template <int D>
 void CpuSimulation<D>::distribute() {
-    StageClock clock(stage_seconds_[exchange]);
+    std::optional<StageClock> clock(std::in_place, stage_seconds_[migration]);
     const int rank = comm_->rank();
     const double lower = slabs_.lower(rank), upper = slabs_.upper(rank);
     const int axis = slabs_.axis;
@@ -728,6 +728,7 @@ void CpuSimulation<D>::distribute() {
     append_particles(from_above, false, 0);
     insert_before_excluded(first);
 
+    clock.emplace(stage_seconds_[halo]);
     // 2. The halo: owned particles within halo_width of a face, to the neighbour beyond it
     // (slabs are at least two halo widths wide, so none goes both ways).
     to_below.clear();
@@ -769,7 +770,7 @@ void CpuSimulation<D>::index_slots() {
 
 template <int D>
 void CpuSimulation<D>::refresh_halo() {
-    StageClock clock(stage_seconds_[exchange]);
+    StageClock clock(stage_seconds_[halo]);
     std::vector<std::byte> to_below, to_above, from_below, from_above;
     ByteWriter below(to_below), above(to_above);
     for (std::uint32_t slot = 0; slot < send_index_.size(); ++slot) {
@@ -825,7 +826,7 @@ template <int D>
 void CpuSimulation<D>::set_time_step() {
     double maxima[2] = {acceleration_max_, mu_max_};
     if (comm_) {
-        StageClock clock(stage_seconds_[exchange]);
+        StageClock clock(stage_seconds_[waiting]);
         comm_->max(maxima, 2);
     }
     acceleration_max_ = static_cast<float>(maxima[0]);
@@ -864,7 +865,7 @@ void CpuSimulation<D>::check() {
             throw SimulationFailure(message);
         return;
     }
-    clock.emplace(stage_seconds_[exchange]); // the rest waits for the other processes
+    clock.emplace(stage_seconds_[waiting]); // the rest waits for the other processes
     // Every rank learns of a failure on any, and the step's largest move must stay within what
     // the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max.
     double totals[2] = {static_cast<double>(bad_count), 0.0};
@@ -987,6 +988,49 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
 
 namespace {
 
+/// Each particle's share of an interaction pass, estimated before the first step: the particles
+/// in the 3^D bins of edge R around its own (a superset of its neighbours, in proportion to
+/// them: a wall particle far from the fluid has about a third of a fluid particle's).
+template <int D>
+std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridSpec<D>& grid) {
+    auto bin_of = [&](const Vec<D>& p, int(&b)[D]) {
+        for (int k = 0; k < D; ++k)
+            b[k] = grid.axis_bin(p[k], k);
+    };
+    auto index = [&](const int(&b)[D]) {
+        std::size_t i = 0;
+        for (int k = D - 1; k >= 0; --k)
+            i = i * static_cast<std::size_t>(grid.dims[k]) + static_cast<std::size_t>(b[k]);
+        return i;
+    };
+    std::vector<std::uint32_t> count(grid.bin_count(), 0);
+    for (const Vec<D>& p : x) {
+        int b[D];
+        bin_of(p, b);
+        ++count[index(b)];
+    }
+    std::vector<float> weight(x.size(), 0.0f);
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+    for (std::int64_t i = 0; i < n; ++i) {
+        int b[D];
+        bin_of(x[i], b);
+        std::uint64_t around = 0;
+        for (int offset = 0; offset < (D == 2 ? 9 : 27); ++offset) {
+            int c[D];
+            bool inside = true;
+            for (int k = 0, o = offset; k < D; ++k, o /= 3) {
+                c[k] = b[k] + o % 3 - 1;
+                inside = inside && c[k] >= 0 && c[k] < grid.dims[k];
+            }
+            if (inside)
+                around += count[index(c)];
+        }
+        weight[i] = static_cast<float>(around);
+    }
+    return weight;
+}
+
 /// This rank's slab of the generated particles, cut along the grid's longest axis.
 template <int D>
 std::unique_ptr<Simulation> make_distributed(const Case& c, const ParticleSet& particles,
@@ -1001,12 +1045,19 @@ std::unique_ptr<Simulation> make_distributed(const Case& c, const ParticleSet& p
         if (grid.dims[k] > grid.dims[axis])
             axis = k;
     std::vector<float> coordinates(all.size());
-    for (std::size_t i = 0; i < all.size(); ++i)
-        coordinates[i] = from_array3<D>(all.position[i])[axis];
+    std::vector<Vec<D>> positions(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        positions[i] = from_array3<D>(all.position[i]);
+        coordinates[i] = positions[i][axis];
+    }
+    // Equal estimated work per slab: by particle count alone, slabs of walls far from the fluid
+    // (a third of the neighbours) would wait for the others.
+    const std::vector<float> weights = interaction_weights<D>(
+        positions, make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius, 1.0));
     const double start = grid.origin[axis];
-    SlabDecomposition slabs =
-        balanced_slabs(coordinates, D, axis, start, start + grid.dims[axis] * double(grid.bin_size),
-                       grid.bin_size, radius, comm.size());
+    SlabDecomposition slabs = balanced_slabs(coordinates, weights, D, axis, start,
+                                             start + grid.dims[axis] * double(grid.bin_size),
+                                             grid.bin_size, radius, comm.size());
     const SimulationState mine = select_particles(
         all, [&](std::size_t i) { return slabs.rank_of(coordinates[i]) == comm.rank(); });
     return std::make_unique<CpuSimulation<D>>(c, derived, mine, false, &comm, std::move(slabs),

@@ -37,7 +37,7 @@ TEST(Slabs, EqualParticleCountsOnBinBoundaries) {
         x.push_back(0.001f * i);
     for (int i = 0; i < 3000; ++i)
         x.push_back(1.0f + i / 3000.0f);
-    const SlabDecomposition s = balanced_slabs(x, 3, 0, 0.0, 2.0, bin, radius, 4);
+    const SlabDecomposition s = balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 4);
     expect_valid(s, 0.0, 2.0);
     EXPECT_DOUBLE_EQ(s.halo_width, radius + 2.0 * radius / 16.0);
     EXPECT_DOUBLE_EQ(s.max_step_move, radius / 16.0);
@@ -48,9 +48,22 @@ TEST(Slabs, EqualParticleCountsOnBinBoundaries) {
         EXPECT_NEAR(count[r], 1000, 75) << "rank " << r; // within a dense bin (75)
 }
 
+TEST(Slabs, EqualWorkWhenParticlesWeighDifferently) {
+    // Uniform particles over [0, 2) m, those in [0, 1) m weighing a third (wall particles with a
+    // third of the neighbours): two slabs meet where the work halves, at 4/3 m, not at 1 m.
+    std::vector<float> x, w;
+    for (int i = 0; i < 2000; ++i) {
+        x.push_back(0.001f * i);
+        w.push_back(i < 1000 ? 1.0f / 3.0f : 1.0f);
+    }
+    const SlabDecomposition s = balanced_slabs(x, w, 3, 0, 0.0, 2.0, bin, radius, 2);
+    expect_valid(s, 0.0, 2.0);
+    EXPECT_NEAR(s.faces[1], 4.0 / 3.0, bin);
+}
+
 TEST(Slabs, EveryPointHasOneOwnerAndTheEndsReachPastTheDomain) {
     const std::vector<float> x = {0.1f, 0.5f, 0.9f, 1.3f, 1.7f};
-    const SlabDecomposition s = balanced_slabs(x, 2, 1, 0.0, 2.0, bin, radius, 2);
+    const SlabDecomposition s = balanced_slabs(x, {}, 2, 1, 0.0, 2.0, bin, radius, 2);
     EXPECT_EQ(s.rank_of(-5.0), 0);
     EXPECT_EQ(s.rank_of(5.0), 1);
     EXPECT_EQ(s.rank_of(s.faces[1]), 1); // a face belongs to the slab above it
@@ -65,14 +78,14 @@ TEST(Slabs, EveryPointHasOneOwnerAndTheEndsReachPastTheDomain) {
 TEST(Slabs, EmptyRegionsStillGetSlabsWideEnough) {
     // Every particle in the first 10 cm: the slabs are pushed apart to their minimum width.
     std::vector<float> x(500, 0.05f);
-    const SlabDecomposition s = balanced_slabs(x, 3, 0, 0.0, 2.0, bin, radius, 5);
+    const SlabDecomposition s = balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 5);
     expect_valid(s, 0.0, 2.0);
 }
 
 TEST(Slabs, TooManyProcessesIsAClearError) {
     const std::vector<float> x = {0.1f};
     try {
-        balanced_slabs(x, 3, 2, 0.0, 0.5, bin, radius, 3);
+        balanced_slabs(x, {}, 3, 2, 0.0, 0.5, bin, radius, 3);
         FAIL() << "expected an error";
     } catch (const std::invalid_argument& e) {
         const std::string what = e.what();
@@ -85,7 +98,7 @@ TEST(Slabs, BalancingMovesFacesTowardsEqualTimesBoundedAndWithHysteresis) {
     std::vector<float> x;
     for (int i = 0; i < 2000; ++i)
         x.push_back(0.001f * i); // uniform over [0, 2) m
-    const SlabDecomposition s = balanced_slabs(x, 3, 0, 0.0, 2.0, bin, radius, 2);
+    const SlabDecomposition s = balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 2);
     const std::vector<std::uint64_t> counts(80, 25); // 80 bins of 25 particles
     // Within 5 %: nothing moves.
     EXPECT_EQ(rebalanced_slabs(s, {1.0, 1.04}, counts, 0.05).faces, s.faces);
