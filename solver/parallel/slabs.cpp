@@ -48,6 +48,18 @@ std::vector<std::int64_t> cut_columns(const std::vector<double>& weights, int ra
     return cuts;
 }
 
+/// The first slab between `cuts` with no weight, or −1: a process never owns an empty slab.
+int first_empty_slab(const std::vector<double>& weights, const std::vector<std::int64_t>& cuts) {
+    for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
+        double total = 0.0;
+        for (std::int64_t c = cuts[r]; c < cuts[r + 1]; ++c)
+            total += weights[static_cast<std::size_t>(c)];
+        if (!(total > 0.0))
+            return static_cast<int>(r);
+    }
+    return -1;
+}
+
 } // namespace
 
 double SlabDecomposition::lower(int r) const {
@@ -112,6 +124,13 @@ SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
             weights.empty() ? 1.0 : static_cast<double>(weights[i]);
     }
     const std::vector<std::int64_t> cuts = cut_columns(column_weights, ranks, min_bins);
+    if (const int empty = first_empty_slab(column_weights, cuts); empty >= 0) {
+        std::ostringstream msg;
+        msg << ranks << " processes: slab " << empty << " along " << axis_name(dimension, axis)
+            << " would hold no particles (every slab is at least " << min_bins * bin
+            << " m wide and the particles fill too little of the domain); use fewer processes";
+        throw std::invalid_argument(msg.str());
+    }
     s.faces.assign(static_cast<std::size_t>(ranks) + 1, domain_min);
     for (int k = 1; k < ranks; ++k)
         s.faces[static_cast<std::size_t>(k)] =
@@ -122,15 +141,14 @@ SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
 
 SlabDecomposition rebalanced_slabs(const SlabDecomposition& slabs,
                                    const std::vector<double>& seconds,
-                                   const std::vector<std::uint64_t>& counts_per_bin,
-                                   double tolerance) {
+                                   const std::vector<double>& work_per_bin, double tolerance) {
     const int ranks = slabs.ranks();
     const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / ranks;
     const double slowest = *std::max_element(seconds.begin(), seconds.end());
     if (ranks < 2 || !(mean > 0.0) || slowest <= (1.0 + tolerance) * mean)
         return slabs;
-    // Each column costs its particles times its owner's measured time per particle.
-    const std::int64_t columns = static_cast<std::int64_t>(counts_per_bin.size());
+    // Each column costs its estimated work times its owner's measured time per unit of work.
+    const std::int64_t columns = static_cast<std::int64_t>(work_per_bin.size());
     const std::vector<std::int64_t> old_cuts = [&] {
         std::vector<std::int64_t> c{0};
         for (const std::int64_t f : slabs.face_bins())
@@ -140,17 +158,14 @@ SlabDecomposition rebalanced_slabs(const SlabDecomposition& slabs,
     }();
     std::vector<double> weights(static_cast<std::size_t>(columns), 0.0);
     for (int r = 0; r < ranks; ++r) {
-        std::uint64_t particles = 0;
-        for (std::int64_t c = old_cuts[static_cast<std::size_t>(r)];
-             c < old_cuts[static_cast<std::size_t>(r) + 1]; ++c)
-            particles += counts_per_bin[static_cast<std::size_t>(c)];
-        const double per_particle =
-            particles > 0 ? seconds[static_cast<std::size_t>(r)] / static_cast<double>(particles)
-                          : 0.0;
-        for (std::int64_t c = old_cuts[static_cast<std::size_t>(r)];
-             c < old_cuts[static_cast<std::size_t>(r) + 1]; ++c)
-            weights[static_cast<std::size_t>(c)] =
-                per_particle * static_cast<double>(counts_per_bin[static_cast<std::size_t>(c)]);
+        const auto first = static_cast<std::size_t>(old_cuts[static_cast<std::size_t>(r)]);
+        const auto last = static_cast<std::size_t>(old_cuts[static_cast<std::size_t>(r) + 1]);
+        double work = 0.0;
+        for (std::size_t c = first; c < last; ++c)
+            work += work_per_bin[c];
+        const double per_work = work > 0.0 ? seconds[static_cast<std::size_t>(r)] / work : 0.0;
+        for (std::size_t c = first; c < last; ++c)
+            weights[c] = per_work * work_per_bin[c];
     }
     const std::int64_t min_bins = min_bins_per_slab(slabs);
     std::vector<std::int64_t> cuts = cut_columns(weights, ranks, min_bins);
@@ -170,6 +185,8 @@ SlabDecomposition rebalanced_slabs(const SlabDecomposition& slabs,
         cuts[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(std::floor(
             old + fraction * (static_cast<double>(cuts[static_cast<std::size_t>(k)]) - old)));
     }
+    if (first_empty_slab(work_per_bin, cuts) >= 0)
+        return slabs; // a process never owns an empty slab
     SlabDecomposition out = slabs;
     for (int k = 1; k < ranks; ++k)
         out.faces[static_cast<std::size_t>(k)] =

@@ -46,7 +46,8 @@ std::string axis_name(int dimension, int axis);
 /// each at least halo_width wide; search_radius sets halo_width and max_step_move (R/16, with
 /// halo_width = R + 2·max_step_move).
 /// \throws std::invalid_argument, naming the axis length and the widths, when `ranks` slabs of
-///         that width do not fit (too many processes for the domain).
+///         that width do not fit (too many processes for the domain), or when a slab would hold
+///         no particles.
 SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
                                  const std::vector<float>& weights, int dimension, int axis,
                                  double domain_min, double domain_max, double bin,
@@ -58,14 +59,14 @@ SlabDecomposition slabs_with_faces(int axis, std::vector<double> faces, double b
                                    double search_radius);
 
 /// Moves the interior faces to balance measured work: `seconds[r]` is rank r's time since the
-/// last balance, `counts_per_bin` the particles per bin column along the axis (all ranks'). A
-/// rank's cost per particle is taken as uniform within its slab; the new faces give each rank
-/// the same estimated time, each slab at least halo_width wide, and a face moves only when the
-/// slowest rank is more than `tolerance` (e.g. 0.05) slower than the mean (hysteresis).
-/// \returns the new decomposition (unchanged when within tolerance).
+/// last balance, `work_per_bin` the estimated work per bin column along the axis (all ranks';
+/// e.g. particles weighted by their neighbour candidates). A rank's time per unit of estimated
+/// work is taken as uniform within its slab; the new faces give each rank the same time, each slab
+/// at least halo_width wide, and a face moves only when the slowest rank is more than `tolerance`
+/// (e.g. 0.05) slower than the mean (hysteresis), and never so that a slab holds no work. \returns
+/// the new decomposition (unchanged when within tolerance).
 SlabDecomposition rebalanced_slabs(const SlabDecomposition& slabs,
                                    const std::vector<double>& seconds,
-                                   const std::vector<std::uint64_t>& counts_per_bin,
-                                   double tolerance);
+                                   const std::vector<double>& work_per_bin, double tolerance);
 
 } // namespace sluice

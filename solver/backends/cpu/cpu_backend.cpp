@@ -72,6 +72,49 @@ void gather(std::vector<T>& a, std::vector<T>& scratch,
     a.swap(scratch);
 }
 
+/// Each particle's share of an interaction pass, estimated before the first step: the particles
+/// in the 3^D bins of edge R around its own (a superset of its neighbours, in proportion to
+/// them: a wall particle far from the fluid has about a third of a fluid particle's).
+template <int D>
+std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridSpec<D>& grid) {
+    auto bin_of = [&](const Vec<D>& p, int(&b)[D]) {
+        for (int k = 0; k < D; ++k)
+            b[k] = grid.axis_bin(p[k], k);
+    };
+    auto index = [&](const int(&b)[D]) {
+        std::size_t i = 0;
+        for (int k = D - 1; k >= 0; --k)
+            i = i * static_cast<std::size_t>(grid.dims[k]) + static_cast<std::size_t>(b[k]);
+        return i;
+    };
+    std::vector<std::uint32_t> count(grid.bin_count(), 0);
+    for (const Vec<D>& p : x) {
+        int b[D];
+        bin_of(p, b);
+        ++count[index(b)];
+    }
+    std::vector<float> weight(x.size(), 0.0f);
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
+    for (std::int64_t i = 0; i < n; ++i) {
+        int b[D];
+        bin_of(x[i], b);
+        std::uint64_t around = 0;
+        for (int offset = 0; offset < (D == 2 ? 9 : 27); ++offset) {
+            int c[D];
+            bool inside = true;
+            for (int k = 0, o = offset; k < D; ++k, o /= 3) {
+                c[k] = b[k] + o % 3 - 1;
+                inside = inside && c[k] >= 0 && c[k] < grid.dims[k];
+            }
+            if (inside)
+                around += count[index(c)];
+        }
+        weight[i] = static_cast<float>(around);
+    }
+    return weight;
+}
+
 /// WCSPH on the CPU: OpenMP over particles, deterministic for any thread count (every particle's
 /// sums run in its neighbour order; the only reductions are max).
 ///
@@ -234,6 +277,7 @@ private:
     std::vector<std::uint32_t> halo_index_, send_index_; ///< slot → particle index
     float largest_speed_ = 0.0f;    ///< m/s, owned fluid, every rank, at the end of the last step
     int balance_interval_ = 0;      ///< steps; 0 = off
+    GridSpec<D> work_grid_;         ///< bins of edge R over the domain, for interaction_weights
     double balanced_seconds_ = 0.0; ///< the stages' total at the last balance
 };
 
@@ -289,6 +333,8 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     if (comm_) {
         halo_slot_.assign(n, no_slot);
         send_slot_.assign(n, no_slot);
+        work_grid_ = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
+                                  static_cast<float>(derived_.support), 1.0);
     }
 
     // The state's order is kept by a rebuild of unchanged positions (the CPU constructions are
@@ -604,19 +650,23 @@ void CpuSimulation<D>::balance() {
     seconds[static_cast<std::size_t>(comm_->rank())] = work - balanced_seconds_;
     balanced_seconds_ = work;
     comm_->sum(seconds.data(), comm_->size());
-    // The particles per bin column along the axis, over every process.
+    // The estimated work per bin column along the axis (interaction_weights of the particles
+    // each process owns; its halo completes their neighbourhoods), over every process.
     const std::size_t columns = static_cast<std::size_t>(
         std::ceil((slabs_.faces.back() - slabs_.faces.front()) / slabs_.bin - 1e-9));
-    std::vector<std::uint64_t> counts(std::max<std::size_t>(columns, 1), 0);
+    std::vector<double> work_per_bin(std::max<std::size_t>(columns, 1), 0.0);
+    const std::vector<Vec<D>> active(position_.begin(), position_.begin() + active_);
+    const std::vector<float> weight = interaction_weights<D>(active, work_grid_);
     for (std::uint32_t i = 0; i < active_; ++i) {
         if (is_halo(i))
             continue;
         const double c =
             std::floor((position_[i][slabs_.axis] - slabs_.faces.front()) / slabs_.bin);
-        ++counts[static_cast<std::size_t>(std::clamp(c, 0.0, double(counts.size() - 1)))];
+        work_per_bin[static_cast<std::size_t>(
+            std::clamp(c, 0.0, double(work_per_bin.size() - 1)))] += weight[i];
     }
-    comm_->sum(counts.data(), static_cast<int>(counts.size()));
-    SlabDecomposition moved = rebalanced_slabs(slabs_, seconds, counts, 0.05);
+    comm_->sum(work_per_bin.data(), static_cast<int>(work_per_bin.size()));
+    SlabDecomposition moved = rebalanced_slabs(slabs_, seconds, work_per_bin, 0.05);
     if (moved.faces == slabs_.faces)
         return;
     moved.history.emplace_back(steps_, moved.faces);
@@ -987,49 +1037,6 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
 }
 
 namespace {
-
-/// Each particle's share of an interaction pass, estimated before the first step: the particles
-/// in the 3^D bins of edge R around its own (a superset of its neighbours, in proportion to
-/// them: a wall particle far from the fluid has about a third of a fluid particle's).
-template <int D>
-std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridSpec<D>& grid) {
-    auto bin_of = [&](const Vec<D>& p, int(&b)[D]) {
-        for (int k = 0; k < D; ++k)
-            b[k] = grid.axis_bin(p[k], k);
-    };
-    auto index = [&](const int(&b)[D]) {
-        std::size_t i = 0;
-        for (int k = D - 1; k >= 0; --k)
-            i = i * static_cast<std::size_t>(grid.dims[k]) + static_cast<std::size_t>(b[k]);
-        return i;
-    };
-    std::vector<std::uint32_t> count(grid.bin_count(), 0);
-    for (const Vec<D>& p : x) {
-        int b[D];
-        bin_of(p, b);
-        ++count[index(b)];
-    }
-    std::vector<float> weight(x.size(), 0.0f);
-    const std::int64_t n = static_cast<std::int64_t>(x.size());
-#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
-    for (std::int64_t i = 0; i < n; ++i) {
-        int b[D];
-        bin_of(x[i], b);
-        std::uint64_t around = 0;
-        for (int offset = 0; offset < (D == 2 ? 9 : 27); ++offset) {
-            int c[D];
-            bool inside = true;
-            for (int k = 0, o = offset; k < D; ++k, o /= 3) {
-                c[k] = b[k] + o % 3 - 1;
-                inside = inside && c[k] >= 0 && c[k] < grid.dims[k];
-            }
-            if (inside)
-                around += count[index(c)];
-        }
-        weight[i] = static_cast<float>(around);
-    }
-    return weight;
-}
 
 /// This rank's slab of the generated particles, cut along the grid's longest axis.
 template <int D>

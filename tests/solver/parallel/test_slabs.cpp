@@ -76,10 +76,33 @@ TEST(Slabs, EveryPointHasOneOwnerAndTheEndsReachPastTheDomain) {
 }
 
 TEST(Slabs, EmptyRegionsStillGetSlabsWideEnough) {
-    // Every particle in the first 10 cm: the slabs are pushed apart to their minimum width.
+    // Particles in the first 10 cm and the last 10 cm of 2 m: two slabs, each wide enough.
     std::vector<float> x(500, 0.05f);
-    const SlabDecomposition s = balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 5);
+    x.insert(x.end(), 500, 1.95f);
+    const SlabDecomposition s = balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 2);
     expect_valid(s, 0.0, 2.0);
+    EXPECT_EQ(s.rank_of(0.05), 0);
+    EXPECT_EQ(s.rank_of(1.95), 1);
+}
+
+TEST(Slabs, AProcessNeverOwnsAnEmptySlab) {
+    // Every particle in the first 10 cm: five slabs of at least 22.5 cm leave some empty.
+    const std::vector<float> x(500, 0.05f);
+    try {
+        balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 5);
+        FAIL() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("would hold no particles"), std::string::npos)
+            << e.what();
+    }
+    // Balancing does not empty a slab either: all the work in rank 1's first columns.
+    std::vector<float> y;
+    for (int i = 0; i < 2000; ++i)
+        y.push_back(0.001f * i);
+    const SlabDecomposition s = balanced_slabs(y, {}, 3, 0, 0.0, 2.0, bin, radius, 2);
+    std::vector<double> work(80, 0.0);
+    work[static_cast<std::size_t>(s.face_bins()[0])] = 100.0;
+    EXPECT_EQ(rebalanced_slabs(s, {0.0, 10.0}, work, 0.05).faces, s.faces);
 }
 
 TEST(Slabs, TooManyProcessesIsAClearError) {
@@ -99,7 +122,7 @@ TEST(Slabs, BalancingMovesFacesTowardsEqualTimesBoundedAndWithHysteresis) {
     for (int i = 0; i < 2000; ++i)
         x.push_back(0.001f * i); // uniform over [0, 2) m
     const SlabDecomposition s = balanced_slabs(x, {}, 3, 0, 0.0, 2.0, bin, radius, 2);
-    const std::vector<std::uint64_t> counts(80, 25); // 80 bins of 25 particles
+    const std::vector<double> counts(80, 25.0); // 80 bins of 25 particles' work
     // Within 5 %: nothing moves.
     EXPECT_EQ(rebalanced_slabs(s, {1.0, 1.04}, counts, 0.05).faces, s.faces);
     // Rank 0 three times slower per particle: its slab shrinks, by less than a minimum slab.
