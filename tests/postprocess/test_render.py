@@ -123,5 +123,37 @@ class Render(unittest.TestCase):
                          ["frame_0000.png", "frame_0001.png", "frame_0002.png"])
 
 
+@unittest.skipIf(shutil.which("mpirun") is None, "mpirun not found (Debian: openmpi-bin)")
+class RenderSeveralProcesses(unittest.TestCase):
+    """A run over two processes (`mpirun -np 2`): its .pvd lists .pvtp files, one piece per
+    process, and ParaView shows them as one data set."""
+
+    def test_pieces_render_as_one_picture(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "splash.xml"), "w") as f:
+                f.write(CASE)
+            env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+                       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+            r = subprocess.run(["mpirun", "-np", "2", SLUICE, "run", "splash.xml", "--backend",
+                                "cpu", "--out", "run"], cwd=tmp, capture_output=True, text=True,
+                               env=env, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            run_dir = os.path.join(tmp, "run")
+            self.assertTrue(os.path.exists(os.path.join(run_dir, "splash_0001.pvtp")))
+            out = os.path.join(tmp, "one")
+            env = dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1")
+            for attempt in range(3):
+                r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "pvbatch",
+                                    SCRIPT, run_dir, "--time", "0.05", "--field", "velocity",
+                                    "--out", out, "--size", "320x240"],
+                                   capture_output=True, text=True, env=env, timeout=300)
+                if "bad X server connection" not in r.stdout + r.stderr:
+                    break
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            width, height, colours = png_pixels(os.path.join(out, "splash_velocity_t0.050.png"))
+            self.assertEqual((width, height), (320, 240))
+            self.assertGreater(colours, 5, "the picture is blank or one colour")
+
+
 if __name__ == "__main__":
     unittest.main()
