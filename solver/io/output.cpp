@@ -201,6 +201,28 @@ bool is_stale(const std::string& file, const std::string& name) {
     return is_run_file(file, name);
 }
 
+/// A case name must be a plain file name (it prefixes every file of the series).
+void require_plain_name(const std::string& name) {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+        throw std::invalid_argument("output: invalid case name '" + name +
+                                    "' (must be a plain file name)");
+}
+
+/// Removes the files of `directory` whose name satisfies `remove`; `why` words the error.
+template <class PredicateT>
+void remove_files(const fs::path& directory, PredicateT remove, const char* why) {
+    std::error_code ec;
+    std::vector<fs::path> chosen;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec))
+        if (remove(it->path().filename().string()))
+            chosen.push_back(it->path());
+    if (ec)
+        fail_output("list output directory", directory, ec.message());
+    for (const fs::path& p : chosen)
+        if (!fs::remove(p, ec) && ec)
+            fail_output(why, p, ec.message());
+}
+
 } // namespace
 
 const char* to_string(Compressor c) {
@@ -305,32 +327,22 @@ std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpForma
 
 SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_name)
     : directory_(std::move(directory)), name_(std::move(case_name)) {
-    if (name_.empty() || name_.find('/') != std::string::npos || name_ == "." || name_ == "..")
-        throw std::invalid_argument("output: invalid case name '" + name_ +
-                                    "' (must be a plain file name)");
+    require_plain_name(name_);
     std::error_code ec;
     fs::create_directories(directory_, ec);
     if (ec || !fs::is_directory(directory_))
         fail_output("create output directory", directory_,
                     ec ? ec.message() : "exists and is not a directory");
 
-    std::vector<fs::path> stale;
-    for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec))
-        if (is_stale(it->path().filename().string(), name_))
-            stale.push_back(it->path());
-    if (ec)
-        fail_output("list output directory", directory_, ec.message());
-    for (const fs::path& p : stale)
-        if (!fs::remove(p, ec) && ec)
-            fail_output("remove stale output file", p, ec.message());
+    remove_files(
+        directory_, [&](const std::string& file) { return is_stale(file, name_); },
+        "remove stale output file");
 }
 
 SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_name,
                                            const std::vector<double>& resume_times)
     : directory_(std::move(directory)), name_(std::move(case_name)) {
-    if (name_.empty() || name_.find('/') != std::string::npos || name_ == "." || name_ == "..")
-        throw std::invalid_argument("output: invalid case name '" + name_ +
-                                    "' (must be a plain file name)");
+    require_plain_name(name_);
     for (std::size_t k = 0; k < resume_times.size(); ++k) {
         char index[32];
         std::snprintf(index, sizeof index, "_%04zu.vtp", k);
@@ -343,22 +355,17 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
     reserved_ = complete_.size();
     // What the interrupted run wrote after its checkpoint is written again: remove it, and the
     // temporaries of writes it did not finish.
-    std::error_code ec;
-    std::vector<fs::path> later;
-    for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string file = it->path().filename().string();
-        const auto index = series_index(file, name_);
-        const bool temporary = file.size() > 5 && file[0] == '.' &&
-                               file.compare(file.size() - 4, 4, ".tmp") == 0 &&
-                               is_stale(file, name_);
-        if ((index && *index >= resume_times.size()) || file == name_ + "_failed.vtp" || temporary)
-            later.push_back(it->path());
-    }
-    if (ec)
-        fail_output("list output directory", directory_, ec.message());
-    for (const fs::path& p : later)
-        if (!fs::remove(p, ec) && ec)
-            fail_output("remove output file written after the checkpoint", p, ec.message());
+    remove_files(
+        directory_,
+        [&](const std::string& file) {
+            const auto index = series_index(file, name_);
+            const bool temporary = file.size() > 5 && file[0] == '.' &&
+                                   file.compare(file.size() - 4, 4, ".tmp") == 0 &&
+                                   is_stale(file, name_);
+            return (index && *index >= resume_times.size()) || file == name_ + "_failed.vtp" ||
+                   temporary;
+        },
+        "remove output file written after the checkpoint");
     write_pvd();
 }
 
@@ -367,9 +374,7 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
                                            int pieces)
     : directory_(std::move(directory)), name_(std::move(case_name)), piece_(piece),
       pieces_(pieces) {
-    if (name_.empty() || name_.find('/') != std::string::npos || name_ == "." || name_ == "..")
-        throw std::invalid_argument("output: invalid case name '" + name_ +
-                                    "' (must be a plain file name)");
+    require_plain_name(name_);
     if (pieces < 1 || piece < 0 || piece >= pieces)
         throw std::logic_error("output: 0 <= piece < pieces");
     for (std::size_t k = 0; k < resume_times.size(); ++k) {
@@ -392,20 +397,14 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
         const auto index = numbered_file(file, name_ + "_", ".pvtp");
         return (index && *index >= reserved_) || file == name_ + "_failed.pvtp";
     };
-    std::error_code ec;
-    std::vector<fs::path> remove;
-    for (fs::directory_iterator it(directory_, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string file = it->path().filename().string();
-        const bool temporary =
-            file.size() > 5 && file[0] == '.' && file.compare(file.size() - 4, 4, ".tmp") == 0;
-        if (later(temporary ? file.substr(1, file.size() - 5) : file))
-            remove.push_back(it->path());
-    }
-    if (ec)
-        fail_output("list output directory", directory_, ec.message());
-    for (const fs::path& p : remove)
-        if (!fs::remove(p, ec) && ec)
-            fail_output("remove output file written after the checkpoint", p, ec.message());
+    remove_files(
+        directory_,
+        [&](const std::string& file) {
+            const bool temporary =
+                file.size() > 5 && file[0] == '.' && file.compare(file.size() - 4, 4, ".tmp") == 0;
+            return later(temporary ? file.substr(1, file.size() - 5) : file);
+        },
+        "remove output file written after the checkpoint");
     if (piece == 0)
         write_pvd();
 }

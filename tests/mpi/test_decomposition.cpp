@@ -11,6 +11,7 @@
 #include "parallel/communicator.h"
 #include "parallel/slabs.h"
 #include "support/cases.h"
+#include "support/state_difference.h"
 
 #include <gtest/gtest.h>
 
@@ -25,6 +26,8 @@
 
 using namespace sluice;
 using sluice::test::box;
+using sluice::test::Difference;
+using sluice::test::difference;
 
 namespace {
 
@@ -86,28 +89,6 @@ Snapshot gather_snapshot(const Communicator& comm, const Snapshot& piece) {
         s.density.push_back(r.density);
     }
     return s;
-}
-
-struct Difference {
-    double dx = 0.0, dv = 0.0, drho = 0.0; ///< max over particles (m, m/s, kg/m³)
-};
-
-Difference difference(const Snapshot& a, const Snapshot& b) {
-    Difference d;
-    EXPECT_EQ(a.id, b.id) << "the processes' pieces are not the single run's particles";
-    if (a.id != b.id)
-        return {HUGE_VAL, HUGE_VAL, HUGE_VAL};
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        EXPECT_EQ(a.type[i], b.type[i]);
-        for (int k = 0; k < 3; ++k) {
-            d.dx = std::max<double>(d.dx, std::fabs(a.position[i][k] - b.position[i][k]));
-            d.dv = std::max<double>(d.dv, std::fabs(a.velocity[i][k] - b.velocity[i][k]));
-        }
-        d.drho = std::max<double>(d.drho, std::fabs(a.density[i] - b.density[i]));
-        if (!std::isfinite(a.position[i][0]) || !std::isfinite(b.position[i][0]))
-            d.dx = HUGE_VAL;
-    }
-    return d;
 }
 
 ParticleCounts total_counts(const Communicator& comm, const Simulation& sim) {
