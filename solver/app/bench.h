@@ -68,4 +68,14 @@ std::vector<NeighbourModule> parse_module_list(std::string_view text);
 ///         std::runtime_error (the CSV cannot be written).
 int run_bench(const BenchOptions& options, std::ostream& out);
 
+class Communicator;
+
+/// The benchmark split over the processes of `comm` (`mpirun -np N sluice bench`, CPU backend,
+/// from t = 0, no output or gauges): per module the wall ms per step, million particle-steps
+/// per second, the final positions against the first module's, and per process its particles
+/// and ms per step in each stage (halo, migration and waiting included). Collective; the first
+/// process writes the report to `out` and the CSV (default bench_<case>_processes.csv).
+/// \returns as run_bench. \throws std::invalid_argument for options it does not take.
+int run_bench_processes(const BenchOptions& options, const Communicator& comm, std::ostream& out);
+
 } // namespace sluice

@@ -24,10 +24,10 @@ int run(int argc, char** argv, const MpiSession& mpi) {
         several ? "sluice[process " + std::to_string(mpi.rank()) + "]: " : "sluice: ";
     try {
         const Options o = parse_options(argc, argv);
-        if (several && o.command != "run")
+        if (several && o.command != "run" && o.command != "bench")
             throw UsageError("'sluice " + o.command +
                                  "' runs in one process; start it without mpirun (only 'sluice "
-                                 "run' is spread over several)",
+                                 "run' and 'sluice bench' are spread over several)",
                              o.command);
         if (o.command == "bench")
             return bench_command(o);

@@ -3,7 +3,8 @@
 unstable stops on every process at the same step with exit code 3 and leaves the failing state
 as pieces named by one .pvtp; Ctrl-C (SIGINT to mpirun, which passes it on) stops every process at the
 same step with a last snapshot and a checkpoint per process, and `--restart`
-continues it with the same number of processes. Exits 77 (ctest: skipped) without mpirun."""
+continues it with the same number of processes; `sluice bench` reports every process's time
+split. Exits 77 (ctest: skipped) without mpirun."""
 import json
 import os
 import shutil
@@ -122,6 +123,25 @@ class MpirunCli(unittest.TestCase):
             summary = json.load(f)
         self.assertEqual(summary["status"], "completed")
         self.assertEqual(summary["restart"]["step"], step)
+
+    def test_bench_reports_every_process(self):
+        self.write("fails.xml", FAILING.replace('<physics densityMax="1.003"/>', ""))
+        r = subprocess.run(mpirun("bench", "fails.xml", "--steps", "5", "--modules",
+                                  "counting-sort/strips/1,linked-list/moore/1", "--csv",
+                                  "bench.csv"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("over 2 processes", r.stdout)
+        self.assertIn("| process | particles |", r.stdout)
+        self.assertEqual(r.stdout.count("| process |"), 2)  # a table per module
+        with open(os.path.join(self.dir, "bench.csv")) as f:
+            rows = f.read().splitlines()
+        self.assertEqual(len(rows), 1 + 2 * 2)  # header, 2 modules x 2 processes
+        self.assertTrue(rows[0].endswith("halo_ms,migration_ms,waiting_ms"), rows[0])
+        r = subprocess.run(mpirun("bench", "fails.xml", "--end-time", "0.01"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("leave out --end-time", r.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,210 @@
+// `mpirun -np N sluice bench CASE.xml`: bench.h's benchmark of a case split over several
+// processes (DESIGN.md, Scale-out), with each process's time split.
+
+#include "app/bench.h"
+
+#include "case/case_override.h"
+#include "case/case_reader.h"
+#include "io/checkpoint.h"
+#include "parallel/communicator.h"
+#include "parallel/slabs.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace sluice {
+
+namespace {
+
+/// The stages of one process's step, in the order of the table.
+constexpr const char* process_stages[] = {"construction", "reorder", "interaction", "integration",
+                                          "checks",       "halo",    "migration",   "waiting"};
+constexpr int process_stage_count = 8;
+
+double seconds_of(const StageTimes& times, const std::string& name) {
+    for (const auto& [stage, seconds] : times)
+        if (stage == name)
+            return seconds;
+    return 0.0;
+}
+
+std::string fixed3(double v) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(3) << v;
+    return s.str();
+}
+
+/// Every process's doubles, on every process.
+std::vector<std::vector<double>> gather(const Communicator& comm, const std::vector<double>& mine) {
+    std::vector<std::byte> bytes;
+    ByteWriter w(bytes);
+    for (const double v : mine)
+        w.put(v);
+    std::vector<std::vector<double>> out;
+    for (const std::vector<std::byte>& b : comm.all_gather(bytes)) {
+        ByteReader r(b);
+        std::vector<double> v;
+        while (!r.done())
+            v.push_back(r.get<double>());
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+/// The positions of the whole run by id, from every process's piece.
+std::map<std::uint32_t, std::array<float, 3>> gather_positions(const Communicator& comm,
+                                                               const Snapshot& piece) {
+    std::vector<double> mine;
+    for (std::size_t i = 0; i < piece.size(); ++i)
+        mine.insert(mine.end(), {double(piece.id[i]), double(piece.position[i][0]),
+                                 double(piece.position[i][1]), double(piece.position[i][2])});
+    std::map<std::uint32_t, std::array<float, 3>> out;
+    for (const std::vector<double>& v : gather(comm, mine))
+        for (std::size_t k = 0; k + 4 <= v.size(); k += 4)
+            out[static_cast<std::uint32_t>(v[k])] = {static_cast<float>(v[k + 1]),
+                                                     static_cast<float>(v[k + 2]),
+                                                     static_cast<float>(v[k + 3])};
+    return out;
+}
+
+} // namespace
+
+int run_bench_processes(const BenchOptions& options, const Communicator& comm, std::ostream& out) {
+    if (options.steps < 1)
+        throw std::invalid_argument("--steps expects a positive number of steps, got " +
+                                    std::to_string(options.steps));
+    if (options.end_time || options.from_state || options.output_interval || options.gauges)
+        throw std::invalid_argument(
+            "over several processes, 'sluice bench' times the steps from t = 0 without output "
+            "or gauges: leave out --end-time, --from-state, --output-interval and --gauges (or "
+            "run it in one process)");
+    if (options.backend == Backend::cuda)
+        throw std::invalid_argument("a run over several processes uses the CPU backend in this "
+                                    "version: give --backend cpu");
+    const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
+    Case c = read_case(options.case_path);
+    if (options.dp)
+        apply_dp_override(c, *options.dp);
+    const bool root = comm.is_root();
+
+    struct Result {
+        std::string module;
+        double ms_per_step = 0.0; ///< wall, between barriers
+        double mparticle_steps = 0.0;
+        std::vector<std::vector<double>> processes; ///< particles, then ms/step per stage
+        double max_dx_over_dp = 0.0;
+        std::string faces;
+    };
+    std::vector<Result> results;
+    std::map<std::uint32_t, std::array<float, 3>> reference;
+    std::uint64_t particles = 0;
+    for (const NeighbourModule& module : modules) {
+        Case mc = c;
+        mc.neighbours = module;
+        auto sim = make_simulation(mc, Backend::cpu, comm);
+        for (int k = 0; k < options.warmup_steps; ++k)
+            sim->step();
+        const StageTimes before = sim->stage_times();
+        comm.barrier();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < options.steps; ++k)
+            sim->step();
+        comm.barrier();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const StageTimes after = sim->stage_times();
+        const ParticleCounts own = sim->counts();
+        std::vector<double> mine = {static_cast<double>(own.fluid + own.boundary)};
+        for (const char* stage : process_stages)
+            mine.push_back(1e3 * (seconds_of(after, stage) - seconds_of(before, stage)) /
+                           options.steps);
+        Result r;
+        r.module = module.name();
+        r.processes = gather(comm, mine);
+        particles = comm.sum(std::uint64_t{own.fluid + own.boundary + own.excluded});
+        r.ms_per_step = 1e3 * comm.max(seconds) / options.steps;
+        r.mparticle_steps =
+            static_cast<double>(particles) * options.steps / comm.max(seconds) / 1e6;
+        const SlabDecomposition d = *sim->decomposition();
+        std::ostringstream faces;
+        for (int k = 1; k < d.ranks(); ++k)
+            faces << (k > 1 ? " " : "") << std::setprecision(4)
+                  << d.faces[static_cast<std::size_t>(k)];
+        r.faces = faces.str();
+        const auto positions = gather_positions(comm, sim->snapshot());
+        if (reference.empty())
+            reference = positions;
+        for (const auto& [id, x] : positions) {
+            const auto it = reference.find(id);
+            if (it == reference.end()) {
+                r.max_dx_over_dp = HUGE_VAL;
+                continue;
+            }
+            for (int a = 0; a < 3; ++a)
+                r.max_dx_over_dp =
+                    std::max<double>(r.max_dx_over_dp, std::fabs(x[a] - it->second[a]) / c.dp);
+        }
+        if (positions.size() != reference.size())
+            r.max_dx_over_dp = HUGE_VAL;
+        results.push_back(std::move(r));
+    }
+
+    bool all_agree = true;
+    for (const Result& r : results)
+        all_agree = all_agree && r.max_dx_over_dp <= options.tolerance;
+    if (!root)
+        return all_agree ? 0 : 1;
+    out << "sluice bench: " << c.name << " (" << c.dimension << "D), " << particles
+        << " particles over " << comm.size() << " processes (CPU backend), " << options.warmup_steps
+        << " warm-up + " << options.steps << " timed steps from t = 0 per module\n\n";
+    for (const Result& r : results) {
+        out << "### " << r.module << ": " << fixed3(r.ms_per_step) << " ms/step, "
+            << fixed3(r.mparticle_steps) << " M particle-steps/s, max dx/dp vs "
+            << results.front().module << " = " << r.max_dx_over_dp
+            << (r.max_dx_over_dp <= options.tolerance ? "" : " (DIFFERS)") << "; faces at "
+            << r.faces << " m\n\n"
+            << "| process | particles | construction | reorder | interaction | integration | "
+               "checks | halo | migration | waiting |\n"
+            << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        for (std::size_t p = 0; p < r.processes.size(); ++p) {
+            out << "| " << p << " | " << static_cast<std::uint64_t>(r.processes[p][0]);
+            for (int s = 0; s < process_stage_count; ++s)
+                out << " | " << fixed3(r.processes[p][1 + static_cast<std::size_t>(s)]);
+            out << " |\n";
+        }
+        out << "\n";
+    }
+    out << "ms/step: the wall time of the timed steps (between barriers) over their number; a "
+           "process's stages in ms per step (waiting: in the reductions over every process, "
+           "mostly for the slowest).\n";
+    const std::string csv_path =
+        options.csv_path.empty() ? "bench_" + c.name + "_processes.csv" : options.csv_path;
+    std::ofstream csv(csv_path);
+    csv << "case,particles,processes,module,ms_per_step,mparticle_steps_per_s,max_dx_over_dp,"
+           "process,process_particles";
+    for (const char* stage : process_stages)
+        csv << ',' << stage << "_ms";
+    csv << '\n' << std::setprecision(9);
+    for (const Result& r : results)
+        for (std::size_t p = 0; p < r.processes.size(); ++p) {
+            csv << c.name << ',' << particles << ',' << comm.size() << ',' << r.module << ','
+                << r.ms_per_step << ',' << r.mparticle_steps << ',' << r.max_dx_over_dp << ',' << p;
+            for (const double v : r.processes[p])
+                csv << ',' << v;
+            csv << '\n';
+        }
+    if (!csv)
+        throw std::runtime_error("cannot write the bench CSV " + csv_path);
+    out << "CSV: " << csv_path << "\n";
+    return all_agree ? 0 : 1;
+}
+
+} // namespace sluice
