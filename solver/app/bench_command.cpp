@@ -28,11 +28,8 @@ int bench_command(const Options& o) {
     b.gauges = o.bench_gauges;
     b.output = load_case(o).output; // <output> with the command line's overrides
     try {
-        if (const std::unique_ptr<Communicator> comm = Communicator::world()) {
-            if (!o.backend_given) // several processes run on the CPU backend: their default
-                b.backend = Backend::cpu;
+        if (const std::unique_ptr<Communicator> comm = Communicator::world())
             return run_bench_processes(b, *comm, std::cout);
-        }
         return run_bench(b, std::cout);
     } catch (const std::invalid_argument& e) { // what the options asked for cannot be done
         throw UsageError(e.what(), "bench");

@@ -86,9 +86,6 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
             "over several processes, 'sluice bench' times the steps from t = 0 without output "
             "or gauges: leave out --end-time, --from-state, --output-interval and --gauges (or "
             "run it in one process)");
-    if (options.backend == Backend::cuda)
-        throw std::invalid_argument("a run over several processes uses the CPU backend in this "
-                                    "version: give --backend cpu");
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
     Case c = read_case(options.case_path);
     if (options.dp)
@@ -109,7 +106,7 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     for (const NeighbourModule& module : modules) {
         Case mc = c;
         mc.neighbours = module;
-        auto sim = make_simulation(mc, Backend::cpu, comm);
+        auto sim = make_simulation(mc, options.backend, comm);
         for (int k = 0; k < options.warmup_steps; ++k)
             sim->step();
         const StageTimes before = sim->stage_times();
@@ -163,8 +160,10 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     if (!root)
         return all_agree ? 0 : 1;
     out << "sluice bench: " << c.name << " (" << c.dimension << "D), " << particles
-        << " particles over " << comm.size() << " processes (CPU backend), " << options.warmup_steps
-        << " warm-up + " << options.steps << " timed steps from t = 0 per module\n\n";
+        << " particles over " << comm.size() << " processes ("
+        << (options.backend == Backend::cuda ? "a GPU each" : "CPU backend") << "), "
+        << options.warmup_steps << " warm-up + " << options.steps
+        << " timed steps from t = 0 per module\n\n";
     for (const Result& r : results) {
         out << "### " << r.module << ": " << fixed3(r.ms_per_step) << " ms/step, "
             << fixed3(r.mparticle_steps) << " M particle-steps/s, max dx/dp vs "

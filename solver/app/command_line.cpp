@@ -336,7 +336,6 @@ Options parse_options(int argc, char** argv) {
     if (given("--writers"))
         o.writers = writers;
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
-    o.backend_given = given("--backend");
     o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
     o.rebuild_for_corrector = corrector == "rebuild";
     return o;

@@ -57,7 +57,6 @@ struct Options {
     std::optional<bool> boundary_only_first;
     std::optional<unsigned> writers;
     Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
-    bool backend_given = false; ///< --backend was on the command line
     // bench
     int steps = 100;
     std::string modules = "all";

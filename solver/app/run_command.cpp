@@ -192,8 +192,7 @@ int run_command(const Options& o) {
     // Several processes (mpirun): each owns a slab of the domain (DESIGN.md, Scale-out).
     const std::unique_ptr<Communicator> comm = Communicator::world();
     const bool root = !comm || comm->is_root(); // writes the run's shared files and speaks
-    // Several processes run on the CPU backend in this version: it is their default.
-    const Backend backend = comm && !o.backend_given ? Backend::cpu : o.backend;
+    const Backend backend = o.backend;
     if (comm) {
         const char* why = nullptr;
         if (c.neighbours_auto)

@@ -28,9 +28,7 @@ std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend) {
 std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
                                             const Communicator& comm) {
     if (backend == Backend::cuda)
-        throw BackendUnavailable(
-            "a run over several processes uses the CPU backend in this version: give "
-            "--backend cpu (the GPU backend runs one process)");
+        return make_cuda_simulation(c, comm);
     return make_cpu_simulation(c, comm);
 }
 
@@ -39,9 +37,7 @@ std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
                                             const SlabDecomposition& slabs,
                                             std::uint64_t total_particles) {
     if (backend == Backend::cuda)
-        throw BackendUnavailable(
-            "a run over several processes uses the CPU backend in this version: give "
-            "--backend cpu (the GPU backend runs one process)");
+        return make_cuda_simulation(c, comm, piece, slabs, total_particles);
     return make_cpu_simulation(c, comm, piece, slabs, total_particles);
 }
 

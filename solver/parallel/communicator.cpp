@@ -153,6 +153,24 @@ Communicator::all_gather(const std::vector<std::byte>& mine) const {
     return out;
 }
 
+void Communicator::broadcast(std::vector<std::byte>& bytes) const {
+    std::uint64_t size = bytes.size();
+    check(MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    bytes.resize(size);
+    check(MPI_Bcast(bytes.data(), as_count(bytes.size()), MPI_BYTE, 0, MPI_COMM_WORLD),
+          "MPI_Bcast");
+}
+
+int Communicator::local_rank() const {
+    MPI_Comm host;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host),
+          "MPI_Comm_split_type");
+    int local = 0;
+    MPI_Comm_rank(host, &local);
+    MPI_Comm_free(&host);
+    return local;
+}
+
 void Communicator::barrier() const {
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }

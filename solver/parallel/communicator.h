@@ -77,6 +77,12 @@ public:
                                   std::vector<std::byte>& from_lower,
                                   std::vector<std::byte>& from_upper) const;
 
+    /// The first rank's `bytes` on every rank (resized to fit).
+    void broadcast(std::vector<std::byte>& bytes) const;
+
+    /// This rank's index among the ranks of its host (which GPU of the host it takes).
+    int local_rank() const;
+
     /// Every rank's bytes, indexed by rank, on every rank.
     std::vector<std::vector<std::byte>> all_gather(const std::vector<std::byte>& mine) const;
 

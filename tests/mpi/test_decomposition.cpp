@@ -4,6 +4,7 @@
 // compares them, so every process reaches the same verdict and the collectives stay in step.
 // Started without mpirun, the tests skip.
 
+#include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
 #include "case/case_model.h"
 #include "io/checkpoint.h"
@@ -112,9 +113,9 @@ std::uint64_t test_particle_count(const Communicator& comm, const Simulation& si
 /// \returns the face moves of load balancing.
 std::size_t expect_split_run_agrees(const Communicator& comm, const Case& c, int steps,
                                     double fluid_height, const std::string& what,
-                                    double looser = 1.0) {
+                                    double looser = 1.0, Backend backend = Backend::cpu) {
     auto single = make_simulation(c, Backend::cpu);
-    auto split = make_simulation(c, Backend::cpu, comm);
+    auto split = make_simulation(c, backend, comm);
     const std::uint64_t particles = single->snapshot().size();
     for (int k = 0; k < steps; ++k) {
         single->step();
@@ -131,11 +132,11 @@ std::size_t expect_split_run_agrees(const Communicator& comm, const Case& c, int
     const Difference d = difference(a, b);
     const SlabDecomposition slabs = *split->decomposition();
     if (comm.is_root())
-        std::printf("%s: %d processes vs one after %d steps (t = %.4f s): max |dx| = %.3g dp, "
+        std::printf("%s%s: %d processes vs one after %d steps (t = %.4f s): max |dx| = %.3g dp, "
                     "max |dv| = %.3g sqrt(gH), max |drho| = %.3g rho0; %zu face move(s)\n",
-                    what.c_str(), comm.size(), steps, single->time(), d.dx / c.dp,
-                    d.dv / std::sqrt(g * fluid_height), d.drho / c.constants.rho0,
-                    slabs.history.size());
+                    backend == Backend::cuda ? "GPUs, " : "", what.c_str(), comm.size(), steps,
+                    single->time(), d.dx / c.dp, d.dv / std::sqrt(g * fluid_height),
+                    d.drho / c.constants.rho0, slabs.history.size());
     EXPECT_LT(d.dx, looser * 1e-3 * c.dp) << what;
     EXPECT_LT(d.dv, looser * 1e-4 * std::sqrt(g * fluid_height)) << what;
     EXPECT_LT(d.drho, looser * 1e-4 * c.constants.rho0) << what;
@@ -222,7 +223,15 @@ TEST(Decomposition, GaugesMatchOneProcess) {
         request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
     request.fronts = {{0, 1}, {2, 1}, {0, -1}};
     request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
+    // At t = 0 (the halo exists before the first step) and after 120 steps.
     for (int k = 0; k < 120; ++k) {
+        if (k == 0) {
+            const GaugeResponse a0 = single->sample_gauges(request);
+            const GaugeResponse b0 = split->sample_gauges(request);
+            for (std::size_t p = 0; p < a0.sums.size(); ++p)
+                EXPECT_NEAR(b0.sums[p][0], a0.sums[p][0], 1e-4 + 1e-4 * std::fabs(a0.sums[p][0]))
+                    << "t = 0, point " << p;
+        }
         single->step();
         split->step();
     }
@@ -288,6 +297,120 @@ TEST(Decomposition, CheckpointOfEveryProcessContinuesBitForBit) {
     comm->barrier();
     if (comm->is_root())
         std::filesystem::remove_all(dir);
+}
+
+/// Whether every process has a GPU of its own (the same answer on every process).
+bool every_process_has_a_gpu(const Communicator& comm) {
+    return comm.min(comm.local_rank() < cuda_device_count() ? 1.0 : 0.0) > 0.0;
+}
+
+#define SKIP_WITHOUT_A_GPU_EACH(comm)                                                              \
+    do {                                                                                           \
+        SKIP_WITHOUT_PROCESSES(comm);                                                              \
+        if (!every_process_has_a_gpu(*(comm)))                                                     \
+            GTEST_SKIP() << "not a GPU for every process";                                         \
+    } while (0)
+
+// On several GPUs (one per process, NCCL between them) against one process on the CPU: the
+// GPU/CPU agreement tolerance.
+
+TEST(DecompositionCuda, DamBreak2DMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = test::dambreak_case(0.04);
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, symplectic", 1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, DamBreak3DMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = dambreak_3d(0.02);
+    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    c.run.balance_interval = 20;
+    expect_split_run_agrees(*comm, c, 100, 0.2, "dam break 3D, strips/0.5", 1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    for (const char* module : {"counting-sort/strips/0.5/index", "linked-list/modular/1"}) {
+        Case c = test::dambreak_case(0.04);
+        c.neighbours = parse_neighbour_module(module);
+        expect_split_run_agrees(*comm, c, 150, 2.0, std::string("symplectic, ") + module, 1.0,
+                                Backend::cuda);
+        c.physics.integrator = IntegratorKind::verlet;
+        expect_split_run_agrees(*comm, c, 150, 2.0, std::string("Verlet, ") + module, 1.0,
+                                Backend::cuda);
+    }
+}
+
+TEST(DecompositionCuda, FluidCrossingFacesAndLeavingIsConserved) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = test::tank_case_2d(0.04, 1.2, 1.0, box(0.0, 0.0, 0.8, 0.6));
+    c.tank->faces = face_bottom | face_left;
+    c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
+    c.run.balance_interval = 10;
+    expect_split_run_agrees(*comm, c, 450, 0.6, "fluid thrown out", 50.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, GaugesMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    const Case c = test::dambreak_case(0.04);
+    auto single = make_simulation(c, Backend::cpu);
+    auto split = make_simulation(c, Backend::cuda, *comm);
+    GaugeRequest request;
+    for (double x = 0.05; x < 4.0; x += 0.1)
+        request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
+    request.fronts = {{0, 1}, {2, 1}, {0, -1}};
+    request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
+    for (int k = 0; k <= 120; ++k) {
+        if (k == 0 || k == 120) {
+            const GaugeResponse a = single->sample_gauges(request);
+            const GaugeResponse b = split->sample_gauges(request);
+            for (std::size_t p = 0; p < a.sums.size(); ++p)
+                for (std::size_t v = 0; v < 6; ++v) {
+                    const double scale = v == 0 ? 1.0 : v == 1 ? 1000.0 : v == 2 ? 1000.0 * g : 1.0;
+                    EXPECT_NEAR(b.sums[p][v], a.sums[p][v],
+                                1e-3 * scale + 1e-3 * std::fabs(a.sums[p][v]))
+                        << "step " << k << ", point " << p << " value " << v;
+                }
+            for (std::size_t f = 0; f < a.fronts.size(); ++f)
+                EXPECT_NEAR(b.fronts[f], a.fronts[f], 1e-2 * c.dp)
+                    << "step " << k << " front " << f;
+        }
+        if (k < 120) {
+            single->step();
+            split->step();
+        }
+    }
+}
+
+/// A checkpoint per GPU continues within the GPU/CPU tolerance of the run that never stopped
+/// (the atomic construction orders a bin's particles differently after a restart).
+TEST(DecompositionCuda, CheckpointOfEveryProcessContinues) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = test::dambreak_case(0.04);
+    c.run.balance_interval = 0;
+    auto run = make_simulation(c, Backend::cuda, *comm);
+    for (int k = 0; k < 80; ++k)
+        run->step();
+    const SimulationState piece = run->save_state();
+    const std::uint64_t total = test_particle_count(*comm, *run);
+    auto continued = make_simulation(
+        c, Backend::cuda, *comm, piece,
+        slabs_with_faces(run->decomposition()->axis, run->decomposition()->faces, 0.0, 0.0), total);
+    for (int k = 0; k < 80; ++k) {
+        run->step();
+        continued->step();
+    }
+    const Difference d = difference(gather_snapshot(*comm, run->snapshot()),
+                                    gather_snapshot(*comm, continued->snapshot()));
+    EXPECT_LT(d.dx, 1e-3 * c.dp);
+    EXPECT_LT(d.dv, 1e-4 * std::sqrt(g * 2.0));
+    EXPECT_LT(d.drho, 1e-4 * c.constants.rho0);
 }
 
 TEST(Decomposition, TooManyProcessesForTheDomainIsAClearError) {

@@ -5,6 +5,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include "backends/backend_common.h"
+#include "backends/slab_start.h"
 #include "case/constants.h"
 #include "case/particles.h"
 #include "neighbours/cpu_builder.h"
@@ -70,49 +71,6 @@ void gather(std::vector<T>& a, std::vector<T>& scratch,
     for (std::int64_t k = 0; k < n; ++k)
         scratch[k] = a[permutation[k]];
     a.swap(scratch);
-}
-
-/// Each particle's share of an interaction pass, estimated before the first step: the particles
-/// in the 3^D bins of edge R around its own (a superset of its neighbours, in proportion to
-/// them: a wall particle far from the fluid has about a third of a fluid particle's).
-template <int D>
-std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridSpec<D>& grid) {
-    auto bin_of = [&](const Vec<D>& p, int(&b)[D]) {
-        for (int k = 0; k < D; ++k)
-            b[k] = grid.axis_bin(p[k], k);
-    };
-    auto index = [&](const int(&b)[D]) {
-        std::size_t i = 0;
-        for (int k = D - 1; k >= 0; --k)
-            i = i * static_cast<std::size_t>(grid.dims[k]) + static_cast<std::size_t>(b[k]);
-        return i;
-    };
-    std::vector<std::uint32_t> count(grid.bin_count(), 0);
-    for (const Vec<D>& p : x) {
-        int b[D];
-        bin_of(p, b);
-        ++count[index(b)];
-    }
-    std::vector<float> weight(x.size(), 0.0f);
-    const std::int64_t n = static_cast<std::int64_t>(x.size());
-#pragma omp parallel for schedule(static) if (n >= parallel_threshold)
-    for (std::int64_t i = 0; i < n; ++i) {
-        int b[D];
-        bin_of(x[i], b);
-        std::uint64_t around = 0;
-        for (int offset = 0; offset < (D == 2 ? 9 : 27); ++offset) {
-            int c[D];
-            bool inside = true;
-            for (int k = 0, o = offset; k < D; ++k, o /= 3) {
-                c[k] = b[k] + o % 3 - 1;
-                inside = inside && c[k] >= 0 && c[k] < grid.dims[k];
-            }
-            if (inside)
-                around += count[index(c)];
-        }
-        weight[i] = static_cast<float>(around);
-    }
-    return weight;
 }
 
 /// WCSPH on the CPU: OpenMP over particles, deterministic for any thread count (every particle's
@@ -211,9 +169,6 @@ private:
     /// Applies f to every per-particle array (positions included).
     template <class F>
     void for_each_array(F&& f);
-    /// Every rank's gauges from each one's part: a point's sums from the rank whose slab holds
-    /// it (its halo covers the point's neighbourhood), a front the farthest over the ranks.
-    void combine_gauges(const GaugeRequest& request, GaugeResponse& out) const;
 
     // configuration
     DerivedConstants derived_;
@@ -333,8 +288,7 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     if (comm_) {
         halo_slot_.assign(n, no_slot);
         send_slot_.assign(n, no_slot);
-        work_grid_ = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
-                                  static_cast<float>(derived_.support), 1.0);
+        work_grid_ = work_grid<D>(c, derived_.support);
     }
 
     // The state's order is kept by a rebuild of unchanged positions (the CPU constructions are
@@ -349,6 +303,10 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
             msg << ", e.g. id " << id_[active_] << " at " << describe(position_[active_]) << " m";
         msg << "; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
+    }
+    if (comm_) { // a halo from the start: gauges sampled before the first step need it
+        distribute();
+        rebuild(true);
     }
 }
 
@@ -408,7 +366,7 @@ GaugeResponse CpuSimulation<D>::sample_gauges(const GaugeRequest& request) {
             kernel_);
     });
     if (comm_)
-        combine_gauges(request, out);
+        combine_gauges(*comm_, slabs_, D, request, out);
     return out;
 }
 
@@ -844,35 +802,6 @@ void CpuSimulation<D>::refresh_halo() {
 }
 
 template <int D>
-void CpuSimulation<D>::combine_gauges(const GaugeRequest& request, GaugeResponse& out) const {
-    const int rank = comm_->rank();
-    std::vector<double> values;
-    for (std::size_t k = 0; k < request.points.size(); ++k) {
-        const double x = from_array3<D>(request.points[k])[slabs_.axis];
-        const bool mine = slabs_.rank_of(x) == rank;
-        for (const float v : out.sums[k])
-            values.push_back(mine ? v : 0.0);
-    }
-    if (!values.empty())
-        comm_->sum(values.data(), static_cast<int>(values.size()));
-    for (std::size_t k = 0; k < request.points.size(); ++k)
-        for (std::size_t c = 0; c < 6; ++c)
-            out.sums[k][c] = static_cast<float>(values[6 * k + c]);
-    // A front is the largest of sign·coordinate over the ranks; none (NaN) is −∞ here.
-    std::vector<double> fronts;
-    for (std::size_t f = 0; f < request.fronts.size(); ++f)
-        fronts.push_back(std::isnan(out.fronts[f])
-                             ? -std::numeric_limits<double>::infinity()
-                             : request.fronts[f].sign * static_cast<double>(out.fronts[f]));
-    if (!fronts.empty())
-        comm_->max(fronts.data(), static_cast<int>(fronts.size()));
-    for (std::size_t f = 0; f < request.fronts.size(); ++f)
-        out.fronts[f] = std::isinf(fronts[f])
-                            ? std::numeric_limits<float>::quiet_NaN()
-                            : static_cast<float>(request.fronts[f].sign * fronts[f]);
-}
-
-template <int D>
 void CpuSimulation<D>::set_time_step() {
     double maxima[2] = {acceleration_max_, mu_max_};
     if (comm_) {
@@ -1036,48 +965,14 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
     return std::make_unique<CpuSimulation<3>>(c, particles.constants, state, false);
 }
 
-namespace {
-
-/// This rank's slab of the generated particles, cut along the grid's longest axis.
-template <int D>
-std::unique_ptr<Simulation> make_distributed(const Case& c, const ParticleSet& particles,
-                                             const Communicator& comm) {
-    const SimulationState all = initial_state(particles);
-    const DerivedConstants& derived = particles.constants;
-    const float radius = static_cast<float>(derived.support);
-    const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius,
-                                          c.neighbours.bin_width);
-    int axis = 0;
-    for (int k = 1; k < D; ++k)
-        if (grid.dims[k] > grid.dims[axis])
-            axis = k;
-    std::vector<float> coordinates(all.size());
-    std::vector<Vec<D>> positions(all.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        positions[i] = from_array3<D>(all.position[i]);
-        coordinates[i] = positions[i][axis];
-    }
-    // Equal estimated work per slab: by particle count alone, slabs of walls far from the fluid
-    // (a third of the neighbours) would wait for the others.
-    const std::vector<float> weights = interaction_weights<D>(
-        positions, make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius, 1.0));
-    const double start = grid.origin[axis];
-    SlabDecomposition slabs = balanced_slabs(coordinates, weights, D, axis, start,
-                                             start + grid.dims[axis] * double(grid.bin_size),
-                                             grid.bin_size, radius, comm.size());
-    const SimulationState mine = select_particles(
-        all, [&](std::size_t i) { return slabs.rank_of(coordinates[i]) == comm.rank(); });
-    return std::make_unique<CpuSimulation<D>>(c, derived, mine, false, &comm, std::move(slabs),
-                                              all.size());
-}
-
-} // namespace
-
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicator& comm) {
     const ParticleSet particles = generate_particles(c);
+    SlabStart start = initial_slab(c, particles, comm);
     if (c.dimension == 2)
-        return make_distributed<2>(c, particles, comm);
-    return make_distributed<3>(c, particles, comm);
+        return std::make_unique<CpuSimulation<2>>(c, particles.constants, start.state, false, &comm,
+                                                  std::move(start.slabs), start.total_particles);
+    return std::make_unique<CpuSimulation<3>>(c, particles.constants, start.state, false, &comm,
+                                              std::move(start.slabs), start.total_particles);
 }
 
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicator& comm,
@@ -1089,18 +984,12 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicato
                                     std::to_string(piece.dimension) + "D, the case " +
                                     std::to_string(c.dimension) + "D");
     const DerivedConstants derived = derive_constants(c, piece.fluid_height);
-    auto make = [&](auto dimension) -> std::unique_ptr<Simulation> {
-        constexpr int D = decltype(dimension)::value;
-        const float radius = static_cast<float>(derived.support);
-        const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
-                                              radius, c.neighbours.bin_width);
-        return std::make_unique<CpuSimulation<D>>(
-            c, derived, piece, true, &comm,
-            slabs_with_faces(slabs.axis, slabs.faces, grid.bin_size, radius), total_particles);
-    };
+    SlabDecomposition cut = checkpoint_slabs(c, derived, slabs.axis, slabs.faces);
     if (c.dimension == 2)
-        return make(std::integral_constant<int, 2>{});
-    return make(std::integral_constant<int, 3>{});
+        return std::make_unique<CpuSimulation<2>>(c, derived, piece, true, &comm, std::move(cut),
+                                                  total_particles);
+    return std::make_unique<CpuSimulation<3>>(c, derived, piece, true, &comm, std::move(cut),
+                                              total_particles);
 }
 
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const SimulationState& state) {

@@ -36,6 +36,9 @@ namespace sluice {
 /// is cuda). Never throws.
 bool cuda_device_available();
 
+/// The CUDA devices this process sees (0 without CUDA or a driver).
+int cuda_device_count();
+
 /// Returns when a CUDA device is present.
 /// \throws BackendUnavailable saying why not (no CUDA in this build, no device, no driver) and
 ///         what to use instead.
@@ -113,6 +116,20 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Simulat
 
 /// As above, from particles already generated for the case (benchmarks reuse one set).
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const ParticleSet& particles,
+                                                    const CudaOptions& options = {});
+
+/// This process's part of a run over several GPUs (make_simulation with a communicator): it
+/// takes the GPU of its host whose index is its rank among the host's processes, and exchanges
+/// particles with its neighbours through NCCL. Collective.
+/// 	hrows BackendUnavailable when a process has no GPU of its own or NCCL cannot be loaded.
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communicator& comm,
+                                                    const CudaOptions& options = {});
+
+/// The same, continued from this process's checkpoint (axis and faces of `slabs`).
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communicator& comm,
+                                                    const SimulationState& piece,
+                                                    const SlabDecomposition& slabs,
+                                                    std::uint64_t total_particles,
                                                     const CudaOptions& options = {});
 
 } // namespace sluice

@@ -17,6 +17,10 @@ bool cuda_device_available() {
     return false;
 }
 
+int cuda_device_count() {
+    return 0;
+}
+
 void require_cuda_device() {
     unavailable();
 }
@@ -40,6 +44,18 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const Simulatio
 }
 
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const CudaOptions&) {
+    unavailable();
+}
+
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const Communicator&,
+                                                    const CudaOptions&) {
+    unavailable();
+}
+
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case&, const Communicator&,
+                                                    const SimulationState&,
+                                                    const SlabDecomposition&, std::uint64_t,
+                                                    const CudaOptions&) {
     unavailable();
 }
 

@@ -13,12 +13,16 @@
 namespace sluice {
 
 bool cuda_device_available() {
+    return cuda_device_count() > 0;
+}
+
+int cuda_device_count() {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError(); // clear the sticky "no device/driver" error
-        return false;
+        return 0;
     }
-    return count > 0;
+    return count;
 }
 
 void require_cuda_device() {

@@ -7,14 +7,19 @@
 #define EIGEN_NO_CUDA
 
 #include "backends/cuda/cuda_simulation.cuh"
+#include "backends/slab_start.h"
 
 #include "case/constants.h"
 #include "neighbours/cuda_check.h"
 #include "neighbours/cuda_gather.cuh"
 
 #include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -25,10 +30,21 @@ namespace sluice {
 
 namespace gpu {
 
+namespace {
+
+float float_from_bits(std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+} // namespace
+
 template <int D>
 CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived,
                                   const SimulationState& state, bool restored,
-                                  const CudaOptions& options)
+                                  const CudaOptions& options, const Communicator* comm,
+                                  SlabDecomposition slabs, std::uint64_t total_particles)
     : derived_(derived), fluid_(make_fluid_constants(c, derived_)),
       kernel_(make_kernel<D>(c.physics.kernel, derived_.h)), query_(c.neighbours.query),
       layout_(c.neighbours.construction == Construction::linked_list ? Layout::index
@@ -46,7 +62,9 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
       builder_(c.neighbours.construction), fluid_height_(state.fluid_height), time_(state.time),
       dt_(state.last_dt), steps_(state.steps),
       binned_(n_ - static_cast<std::uint32_t>(state.excluded.size())),
-      recorded_exclusions_(n_ - binned_) {
+      recorded_exclusions_(n_ - binned_), comm_(comm), slabs_(std::move(slabs)),
+      total_particles_(comm ? total_particles : n_),
+      capacity_(static_cast<std::uint32_t>(comm ? total_particles : n_)) {
     // Packed in the state's order, except that particles outside the domain go last (the order
     // an index layout keeps; a reorder layout sorts anyway). At t = 0 the domain must hold every
     // particle (the CPU backend's rule and message); a restored state's excluded particles lie
@@ -74,12 +92,14 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         pack_particle<D>(fluid_, x, velocity[k], state.density[i], state.type[i], position[k],
                          motion[k]);
     }
-    if (outside && !restored) {
+    const std::uint64_t outside_anywhere = comm_ ? comm_->sum(std::uint64_t{outside}) : outside;
+    if (outside_anywhere && !restored) {
         std::ostringstream msg;
-        msg << outside << " particle(s) lie outside the domain at t = 0, e.g. id "
-            << state.id[first_outside] << " at "
-            << describe(from_array3<D>(state.position[first_outside]))
-            << " m; the domain must contain every particle";
+        msg << outside_anywhere << " particle(s) lie outside the domain at t = 0";
+        if (outside)
+            msg << ", e.g. id " << state.id[first_outside] << " at "
+                << describe(from_array3<D>(state.position[first_outside])) << " m";
+        msg << "; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
 
@@ -90,29 +110,51 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     for (cudaEvent_t& e : events_)
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
     // Everything a step touches is allocated here.
-    builder_.reserve(n_, grid_.bin_count());
-    position_[0].allocate(n_, account_);
-    if (layout_ == Layout::index)
-        position_[1].allocate(n_, account_);
+    builder_.reserve(capacity_, grid_.bin_count());
+    position_[0].allocate(capacity_, account_);
+    if (layout_ == Layout::index || comm_) // several GPUs: distribute() writes the other
+        position_[1].allocate(capacity_, account_);
     for (int b = 0; b < 2; ++b) {
-        motion_[b].allocate(n_, account_);
-        id_[b].allocate(n_, account_);
+        motion_[b].allocate(capacity_, account_);
+        id_[b].allocate(capacity_, account_);
     }
-    derivatives_.allocate(n_, account_);
+    derivatives_.allocate(capacity_, account_);
     const bool symplectic = integrator_ == IntegratorKind::symplectic;
     if (symplectic)
-        previous_position_.allocate(n_, account_);
+        previous_position_.allocate(capacity_, account_);
     for (int b = 0; b < (symplectic ? 1 : 2); ++b) {
-        previous_velocity_[b].allocate(n_, account_);
-        previous_density_[b].allocate(n_, account_);
+        previous_velocity_[b].allocate(capacity_, account_);
+        previous_density_[b].allocate(capacity_, account_);
     }
     scalars_.allocate(1, account_);
+    if (comm_) {
+        for (int b = 0; b < 2; ++b) {
+            tags_[b].allocate(capacity_, account_);
+            keys_[b].allocate(capacity_, account_);
+        }
+        for (DeviceArray<std::uint32_t>& o : order_)
+            o.allocate(capacity_, account_);
+        SLUICE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+            nullptr, sort_temp_bytes_, static_cast<const std::uint8_t*>(nullptr),
+            static_cast<std::uint8_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
+            static_cast<std::uint32_t*>(nullptr), static_cast<int>(capacity_), 0, 3));
+        sort_temp_.allocate(std::max<std::size_t>(sort_temp_bytes_, 1), account_);
+        class_counts_.allocate(8, account_);
+        host_counts_.allocate(8);
+        send_records_.allocate(capacity_, account_);
+        receive_records_.allocate(capacity_, account_);
+        halo_index_.allocate(capacity_, account_);
+        sent_index_.allocate(capacity_, account_);
+        SLUICE_CUDA_CHECK(
+            cudaMemsetAsync(tags_[0].get(), 0xff, capacity_ * sizeof(std::uint32_t), stream_));
+        nccl_ = std::make_unique<NcclComm>(*comm_);
+    }
     host_scalars_.allocate(1);
     if (layout_ == Layout::index) {
         SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
             nullptr, partition_temp_bytes_, static_cast<const std::uint32_t*>(nullptr),
             static_cast<const unsigned char*>(nullptr), static_cast<std::uint32_t*>(nullptr),
-            static_cast<std::uint32_t*>(nullptr), static_cast<int>(n_)));
+            static_cast<std::uint32_t*>(nullptr), static_cast<int>(capacity_)));
         partition_temp_.allocate(std::max<std::size_t>(partition_temp_bytes_, 1), account_);
         partition_count_.allocate(1, account_);
         static_assert(sizeof(Float4) >= 2 * sizeof(std::uint32_t) + 1,
@@ -139,8 +181,10 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    exclusions_ = ExclusionLog(n_);
+    exclusions_ = ExclusionLog(total_particles_);
     exclusions_.mark_reported(state.excluded);
+    if (comm_) // a halo from the start: gauges sampled before the first step need it
+        distribute();
     if (trace_)
         std::fprintf(stderr, "[sluice cuda] set up\n");
 }
@@ -160,7 +204,7 @@ void CudaSimulation<D>::mark(Stage finished) {
     if (trace_) {
         // Debugging aid (SLUICE_CUDA_TRACE set): wait for each stage and say so on stderr.
         static const char* const names[] = {"construction", "reorder", "interaction", "integration",
-                                            "checks"};
+                                            "checks",       "halo",    "migration",   "waiting"};
         std::fprintf(stderr, "[sluice cuda] step %llu: %s enqueued\n",
                      static_cast<unsigned long long>(steps_ + 1), names[finished]);
         SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -181,11 +225,19 @@ void CudaSimulation<D>::rebuild() {
     mark(construction);
     if (layout_ == Layout::reorder) {
         const int next = 1 - current_;
-        gather(stream_, builder_.d_permutation(), n_,
-               GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-               GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
+        if (comm_)
+            gather(stream_, builder_.d_permutation(), n_,
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+                   GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()});
+        else
+            gather(stream_, builder_.d_permutation(), n_,
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
         current_ = next;
     }
+    if (comm_)
+        index_slots();
     view_ready_ = true;
     mark(reorder);
 }
@@ -225,6 +277,9 @@ void CudaSimulation<D>::move_excluded_last() {
            GatherPair<Vec<D>>{positions(), position_[1 - position_current_].get()},
            GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
            GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
+    if (comm_)
+        gather(stream_, order, n_,
+               GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()});
     position_current_ = 1 - position_current_;
     current_ = next;
     if (integrator_ == IntegratorKind::verlet) {
@@ -291,7 +346,7 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction == CudaInteraction::direct) {
         interaction_kernel<QueryT, ViewT, KernelT, 0><<<blocks, interaction_block, 0, stream_>>>(
-            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get());
+            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(), d_tags());
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
@@ -305,7 +360,7 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         }();
         (void)configured;
         function<<<blocks, interaction_block, shared, stream_>>>(
-            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get());
+            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(), d_tags());
     }
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -313,6 +368,8 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
 template <int D>
 void CudaSimulation<D>::interact() {
     dispatch_neighbour_query<D>(query_, view_, with_kernel(LaunchInteraction<D>{this}, kernel_));
+    if (nccl_) // the pass's maxima over every GPU (float bits of non-negative floats)
+        nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);
     mark(interaction);
 }
 
@@ -323,6 +380,8 @@ void CudaSimulation<D>::step() {
         SLUICE_CUDA_CHECK(cudaEventRecord(events_[event_count_++], stream_));
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
+    if (comm_)
+        distribute();
     const unsigned blocks = blocks_for(n_, block_size);
     if (integrator_ == IntegratorKind::symplectic) {
         // Predictor with the derivatives of state n, then a corrector with those of n+½, on the
@@ -340,6 +399,10 @@ void CudaSimulation<D>::step() {
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         mark(integration);
+        if (comm_) { // the halo at n+½, and the skin covering its moves too
+            refresh_halo(reused ? &scalars->predictor_skin : nullptr);
+            mark(halo);
+        }
         // The corrector's neighbours: the predictor's structure over the predicted positions,
         // widened by how far they moved (exact, query.h), or a new build.
         if (reused)
@@ -350,7 +413,8 @@ void CudaSimulation<D>::step() {
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
-            fluid_, density_min_, density_max_, scalars, reused ? &scalars->step_skin : nullptr);
+            fluid_, density_min_, density_max_, scalars, reused ? &scalars->step_skin : nullptr,
+            d_tags());
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         if (reused) // gauges after the step query the state through it
@@ -367,7 +431,7 @@ void CudaSimulation<D>::step() {
             build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_velocity_[in].get(), previous_density_[in].get(),
             previous_velocity_[out].get(), previous_density_[out].get(), n_, euler, fluid_,
-            density_min_, density_max_, scalars_.get());
+            density_min_, density_max_, scalars_.get(), d_tags());
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         previous_current_ = out;
@@ -375,6 +439,10 @@ void CudaSimulation<D>::step() {
     }
     finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get());
     SLUICE_CUDA_CHECK_LAUNCH();
+    if (nccl_) { // failures and the largest speed over every GPU
+        nccl_->sum(&scalars_.get()->bad_count, 1, stream_);
+        nccl_->max(&scalars_.get()->speed_max_bits, 1, stream_);
+    }
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.get(), scalars_.get(), sizeof(StepScalars),
                                       cudaMemcpyDeviceToHost, stream_));
     mark(checks);
@@ -394,6 +462,24 @@ void CudaSimulation<D>::step() {
     binned_ = s.binned;
     if (s.bad_count)
         fail(s.bad_count);
+    if (comm_) {
+        // No particle may move further in a step than the halo allows (slabs.h):
+        // |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max, as the CPU backend checks.
+        const float speed = float_from_bits(s.speed_max_bits);
+        const double fastest = std::max<double>(speed, largest_speed_);
+        largest_speed_ = speed;
+        const double acceleration =
+            std::sqrt(static_cast<double>(float_from_bits(s.acceleration_max2_bits)));
+        const double move = dt_ * fastest + dt_ * dt_ * acceleration;
+        if (move > slabs_.max_step_move) {
+            std::ostringstream msg;
+            msg << "simulation failed at step " << steps_ << ", t = " << time_
+                << " s: a particle may have moved up to " << move << " m in one step (dt = " << dt_
+                << " s, speed up to " << fastest << " m/s), more than the " << slabs_.max_step_move
+                << " m that the halo between processes allows (R/16); lower the case's cfl";
+            throw SimulationFailure(msg.str());
+        }
+    }
     if (layout_ == Layout::index && n_ - binned_ != recorded_exclusions_)
         move_excluded_last();
     record_exclusions();
@@ -406,8 +492,11 @@ void CudaSimulation<D>::fail(std::uint32_t device_bad_count) {
     const std::vector<Vec<D>> position = download(positions(), n_, stream_);
     const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
     const std::vector<std::uint32_t> id = download(id_[current_].get(), n_, stream_);
+    const std::vector<std::uint32_t> tags = download_tags(n_);
     std::vector<Offender<D>> offenders;
     for (std::uint32_t k = 0; k < n_; ++k) {
+        if (is_halo(tags[k])) // its owner reports it
+            continue;
         const ParticleState<D> p = unpack_particle(position[k], motion[k]);
         if (state_is_bad(p, density_min_, density_max_))
             offenders.push_back({id[k], p.type, p.density, p.position, p.velocity});
@@ -433,9 +522,23 @@ void CudaSimulation<D>::record_exclusions() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), positions() + binned_, tail * sizeof(Vec<D>),
                                       cudaMemcpyDeviceToHost, stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (comm_) { // a halo copy's owner records it
+        std::vector<std::uint32_t> tags(tail);
+        SLUICE_CUDA_CHECK(cudaMemcpy(tags.data(), tags_[current_].get() + binned_,
+                                     tail * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+        std::uint32_t kept = 0;
+        for (std::uint32_t k = 0; k < tail; ++k)
+            if (!is_halo(tags[k])) {
+                id[kept] = id[k];
+                position[kept] = position[k];
+                ++kept;
+            }
+        id.resize(kept);
+        position.resize(kept);
+    }
     exclusions_.record(
-        tail, id.data(), [&](std::uint32_t k) { return to_array3(plain_position(position[k])); },
-        steps_, time_);
+        static_cast<std::uint32_t>(id.size()), id.data(),
+        [&](std::uint32_t k) { return to_array3(plain_position(position[k])); }, steps_, time_);
 }
 
 template <int D>
@@ -446,6 +549,21 @@ std::vector<Exclusion> CudaSimulation<D>::take_exclusions() {
 template <int D>
 ParticleCounts CudaSimulation<D>::counts() const {
     ParticleCounts counts;
+    if (comm_) { // this process's own particles
+        const std::vector<std::uint32_t> tags = download_tags(n_);
+        const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
+        for (std::uint32_t k = 0; k < n_; ++k) {
+            if (is_halo(tags[k]))
+                continue;
+            if (k >= binned_)
+                ++counts.excluded;
+            else if (decode_type(motion_signed_density<D>(motion[k])) == ParticleType::fluid)
+                ++counts.fluid;
+            else
+                ++counts.boundary;
+        }
+        return counts;
+    }
     counts.boundary = boundary_count_;
     counts.fluid = binned_ - boundary_count_; // boundary particles never leave the domain
     counts.excluded = n_ - binned_;
@@ -489,6 +607,208 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
     return download(counts.get(), n_, stream_);
 }
 
+template <int D>
+std::vector<std::uint32_t> CudaSimulation<D>::download_tags(std::uint32_t count) const {
+    if (!comm_)
+        return std::vector<std::uint32_t>(count, tag_owned);
+    return download(tags_[current_].get(), count, stream_);
+}
+
+template <int D>
+std::array<std::uint32_t, 5> CudaSimulation<D>::sort_by_keys(std::uint32_t n,
+                                                             const std::uint32_t* order_out) {
+    std::size_t bytes = sort_temp_bytes_;
+    SLUICE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        sort_temp_.get(), bytes, keys_[0].get(), keys_[1].get(), order_[0].get(),
+        const_cast<std::uint32_t*>(order_out), static_cast<int>(n), 0, 3, stream_));
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_counts_.get(), class_counts_.get(),
+                                      5 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream_));
+    SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::array<std::uint32_t, 5> counts{};
+    std::copy(host_counts_.get(), host_counts_.get() + 5, counts.begin());
+    return counts;
+}
+
+/// Counts to and from the neighbouring processes (host, through MPI).
+static void exchange_counts(const Communicator& comm, std::uint32_t to_lower,
+                            std::uint32_t to_upper, std::uint32_t& from_lower,
+                            std::uint32_t& from_upper) {
+    auto bytes = [](std::uint32_t v) {
+        std::vector<std::byte> b(sizeof v);
+        std::memcpy(b.data(), &v, sizeof v);
+        return b;
+    };
+    std::vector<std::byte> lower, upper;
+    comm.exchange_with_neighbours(
+        comm.rank() > 0 ? bytes(to_lower) : std::vector<std::byte>{},
+        comm.rank() + 1 < comm.size() ? bytes(to_upper) : std::vector<std::byte>{}, lower, upper);
+    from_lower = lower.empty() ? 0 : ByteReader(lower).get<std::uint32_t>();
+    from_upper = upper.empty() ? 0 : ByteReader(upper).get<std::uint32_t>();
+}
+
+template <int D>
+void CudaSimulation<D>::distribute() {
+    const int rank = comm_->rank();
+    const double lower = slabs_.lower(rank), upper = slabs_.upper(rank);
+    const int axis = slabs_.axis;
+    const int next = 1 - current_;
+    const bool verlet = integrator_ == IntegratorKind::verlet;
+    const int previous_next = 1 - previous_current_;
+    Vec<D>* const new_positions =
+        layout_ == Layout::index ? position_[1 - position_current_].get() : position_[1].get();
+    const std::size_t record = sizeof(ParticleRecord<D>);
+
+    // 1. The halo goes; particles that left the slab (not the domain) go to their new owner.
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(class_counts_.get(), 0, 8 * sizeof(std::uint32_t), stream_));
+    if (n_ > 0) {
+        migration_keys_kernel<D><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+            positions(), tags_[current_].get(), n_, binned_, grid_, axis, lower, upper,
+            keys_[0].get(), order_[0].get(), class_counts_.get());
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    const std::array<std::uint32_t, 5> moved = sort_by_keys(n_, order_[1].get());
+    const std::uint32_t kept = moved[0], frozen = moved[1], down = moved[2], up = moved[3];
+    const std::uint32_t* sorted = order_[1].get();
+    if (down + up > 0) {
+        pack_records_kernel<D><<<blocks_for(down + up, block_size), block_size, 0, stream_>>>(
+            sorted + kept + frozen, down + up, positions(), motion_[current_].get(),
+            id_[current_].get(), verlet ? previous_velocity_[previous_current_].get() : nullptr,
+            verlet ? previous_density_[previous_current_].get() : nullptr, send_records_.get(),
+            nullptr, 0);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    std::uint32_t from_below = 0, from_above = 0;
+    exchange_counts(*comm_, down, up, from_below, from_above);
+    nccl_->exchange(send_records_.get(), down * record, send_records_.get() + down, up * record,
+                    receive_records_.get(), from_below * record,
+                    receive_records_.get() + from_below, from_above * record, stream_);
+    if (kept > 0) {
+        if (verlet)
+            gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+                   GatherPair<Vec<D>>{previous_velocity_[previous_current_].get(),
+                                      previous_velocity_[previous_next].get()},
+                   GatherPair<float>{previous_density_[previous_current_].get(),
+                                     previous_density_[previous_next].get()});
+        else
+            gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
+    }
+    const std::uint32_t arrived = from_below + from_above;
+    if (arrived > 0) {
+        unpack_records_kernel<D><<<blocks_for(arrived, block_size), block_size, 0, stream_>>>(
+            receive_records_.get(), arrived, kept, new_positions, motion_[next].get(),
+            id_[next].get(), tags_[next].get(),
+            verlet ? previous_velocity_[previous_next].get() : nullptr,
+            verlet ? previous_density_[previous_next].get() : nullptr, false, 0);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    const std::uint32_t active = kept + arrived;
+    // Every particle here is owned now (a tag of the last halo sent means nothing any more).
+    SLUICE_CUDA_CHECK(
+        cudaMemsetAsync(tags_[next].get(), 0xff, active * sizeof(std::uint32_t), stream_));
+    mark(migration);
+
+    // 2. The halo: owned particles within halo_width of a face, to the neighbour beyond it.
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(class_counts_.get(), 0, 8 * sizeof(std::uint32_t), stream_));
+    if (active > 0) {
+        halo_keys_kernel<D><<<blocks_for(active, block_size), block_size, 0, stream_>>>(
+            new_positions, active, grid_, axis, lower, upper, slabs_.halo_width, rank > 0,
+            rank + 1 < comm_->size(), keys_[0].get(), order_[0].get(), class_counts_.get());
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    const std::array<std::uint32_t, 5> sending = sort_by_keys(active, order_[2].get());
+    sent_below_ = sending[1];
+    sent_above_ = sending[2];
+    if (sent_below_ + sent_above_ > 0) {
+        pack_records_kernel<D>
+            <<<blocks_for(sent_below_ + sent_above_, block_size), block_size, 0, stream_>>>(
+                order_[2].get() + sending[0], sent_below_ + sent_above_, new_positions,
+                motion_[next].get(), id_[next].get(),
+                verlet ? previous_velocity_[previous_next].get() : nullptr,
+                verlet ? previous_density_[previous_next].get() : nullptr, send_records_.get(),
+                tags_[next].get(), 0);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    exchange_counts(*comm_, sent_below_, sent_above_, received_below_, received_above_);
+    nccl_->exchange(send_records_.get(), sent_below_ * record, send_records_.get() + sent_below_,
+                    sent_above_ * record, receive_records_.get(), received_below_ * record,
+                    receive_records_.get() + received_below_, received_above_ * record, stream_);
+    const std::uint32_t received = received_below_ + received_above_;
+    if (received > 0) {
+        unpack_records_kernel<D><<<blocks_for(received, block_size), block_size, 0, stream_>>>(
+            receive_records_.get(), received, active, new_positions, motion_[next].get(),
+            id_[next].get(), tags_[next].get(),
+            verlet ? previous_velocity_[previous_next].get() : nullptr,
+            verlet ? previous_density_[previous_next].get() : nullptr, true, 0);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    // 3. The frozen (excluded) particles last, as the builds keep them.
+    const std::uint32_t at = active + received;
+    if (at + frozen > capacity_)
+        throw std::logic_error("distribute: more particles than the run holds");
+    if (frozen > 0) {
+        gather(stream_, sorted + kept, frozen, GatherPair<Vec<D>>{positions(), new_positions + at},
+               GatherPair<Float4>{motion_[current_].get(), motion_[next].get() + at},
+               GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get() + at});
+        if (verlet)
+            gather(stream_, sorted + kept, frozen,
+                   GatherPair<Vec<D>>{previous_velocity_[previous_current_].get(),
+                                      previous_velocity_[previous_next].get() + at},
+                   GatherPair<float>{previous_density_[previous_current_].get(),
+                                     previous_density_[previous_next].get() + at});
+        SLUICE_CUDA_CHECK(
+            cudaMemsetAsync(tags_[next].get() + at, 0xff, frozen * sizeof(std::uint32_t), stream_));
+    }
+    n_ = at + frozen;
+    binned_ = at;
+    recorded_exclusions_ = frozen;
+    current_ = next;
+    if (verlet)
+        previous_current_ = previous_next;
+    if (layout_ == Layout::index)
+        position_current_ = 1 - position_current_;
+    else
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(position_[0].get(), new_positions, n_ * sizeof(Vec<D>),
+                                          cudaMemcpyDeviceToDevice, stream_));
+    view_ready_ = false;
+    mark(halo);
+}
+
+template <int D>
+void CudaSimulation<D>::index_slots() {
+    if (n_ > 0) {
+        slot_index_kernel<<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+            tags_[current_].get(), n_, halo_index_.get(), sent_index_.get());
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+}
+
+template <int D>
+void CudaSimulation<D>::refresh_halo(float* skin) {
+    const std::uint32_t sent = sent_below_ + sent_above_;
+    const std::uint32_t received = received_below_ + received_above_;
+    auto* out = reinterpret_cast<HaloRecord<D>*>(send_records_.get());
+    auto* in = reinterpret_cast<HaloRecord<D>*>(receive_records_.get());
+    if (sent > 0) {
+        pack_halo_kernel<D><<<blocks_for(sent, block_size), block_size, 0, stream_>>>(
+            sent_index_.get(), sent, positions(), motion_[current_].get(), out);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+    const std::size_t record = sizeof(HaloRecord<D>);
+    nccl_->exchange(out, sent_below_ * record, out + sent_below_, sent_above_ * record, in,
+                    received_below_ * record, in + received_below_, received_above_ * record,
+                    stream_);
+    if (received > 0) {
+        unpack_halo_kernel<D><<<blocks_for(received, block_size), block_size, 0, stream_>>>(
+            in, received, halo_index_.get(), positions(), motion_[current_].get(), view_positions(),
+            skin);
+        SLUICE_CUDA_CHECK_LAUNCH();
+    }
+}
+
 } // namespace gpu
 
 } // namespace sluice
@@ -520,6 +840,58 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Simulat
 std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const CudaOptions& options) {
     require_cuda_device(); // before the (possibly long) particle generation
     return make_cuda_simulation(c, generate_particles(c), options);
+}
+
+namespace {
+
+/// This process's GPU: the one of its host whose index is its rank among the host's processes.
+/// Collective: a process without a GPU of its own stops them all.
+void select_device(const Communicator& comm) {
+    const int devices = cuda_device_count();
+    const int local = comm.local_rank();
+    if (comm.min(local < devices ? 1.0 : 0.0) == 0.0)
+        throw BackendUnavailable(
+            "a run over several GPUs takes one GPU per process: a host has more processes than "
+            "GPUs (this one: " +
+            std::to_string(devices) +
+            " GPU(s)); start at most that many processes per host, "
+            "or give --backend cpu");
+    SLUICE_CUDA_CHECK(cudaSetDevice(local));
+}
+
+} // namespace
+
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communicator& comm,
+                                                    const CudaOptions& options) {
+    select_device(comm);
+    const ParticleSet particles = generate_particles(c);
+    SlabStart start = initial_slab(c, particles, comm);
+    if (c.dimension == 2)
+        return std::make_unique<gpu::CudaSimulation<2>>(c, particles.constants, start.state, false,
+                                                        options, &comm, std::move(start.slabs),
+                                                        start.total_particles);
+    return std::make_unique<gpu::CudaSimulation<3>>(c, particles.constants, start.state, false,
+                                                    options, &comm, std::move(start.slabs),
+                                                    start.total_particles);
+}
+
+std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communicator& comm,
+                                                    const SimulationState& piece,
+                                                    const SlabDecomposition& slabs,
+                                                    std::uint64_t total_particles,
+                                                    const CudaOptions& options) {
+    select_device(comm);
+    if (piece.dimension != c.dimension)
+        throw std::invalid_argument("the saved state does not fit the case: it is " +
+                                    std::to_string(piece.dimension) + "D, the case " +
+                                    std::to_string(c.dimension) + "D");
+    const DerivedConstants derived = derive_constants(c, piece.fluid_height);
+    SlabDecomposition cut = checkpoint_slabs(c, derived, slabs.axis, slabs.faces);
+    if (c.dimension == 2)
+        return std::make_unique<gpu::CudaSimulation<2>>(c, derived, piece, true, options, &comm,
+                                                        std::move(cut), total_particles);
+    return std::make_unique<gpu::CudaSimulation<3>>(c, derived, piece, true, options, &comm,
+                                                    std::move(cut), total_particles);
 }
 
 } // namespace sluice

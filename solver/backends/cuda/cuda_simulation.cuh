@@ -9,14 +9,18 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/device_memory.cuh"
 #include "backends/cuda/gauge_results.cuh"
+#include "backends/cuda/nccl_comm.cuh"
 #include "backends/cuda/packed_particles.h"
+#include "backends/cuda/slab_kernels.cuh"
 #include "backends/cuda/snapshot_pool.cuh"
 #include "backends/cuda/step_kernels.cuh"
 #include "neighbours/cuda_builder.h"
 
 #include <array>
 #include <cstdlib>
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +29,25 @@ namespace sluice::gpu {
 // ---------------------------------------------------------------------------------------------
 // The simulation
 
+///
+/// Several GPUs (DESIGN.md, Scale-out; `comm_` set; as the CPU backend's CpuSimulation, on the
+/// device): this process owns its slab's particles and holds halo copies of its neighbours'
+/// within slabs_.halo_width of its faces in the same arrays (tags_). Each step begins with
+/// distribute() (halo dropped, particles that crossed a face sent to their new owner, a new
+/// halo received, through NCCL; two small host synchronisations for the counts); the halo is
+/// refreshed before the corrector pass and before gauges; the pass's maxima, the failure count
+/// and the largest speed are all-reduced by NCCL on the stream. The arrays hold the whole run's
+/// particles (capacity_), so that migration never allocates.
 template <int D>
 class CudaSimulation final : public GpuSimulation {
 public:
     /// From a state: the initial one (restored = false: every particle must lie in the domain)
-    /// or a checkpoint's (its excluded particles stay excluded and unreported).
+    /// or a checkpoint's (its excluded particles stay excluded and unreported). With `comm`,
+    /// `state` holds this process's slab of a run of `total_particles` particles (ids global);
+    /// the device is chosen already.
     CudaSimulation(const Case& c, const DerivedConstants& derived, const SimulationState& state,
-                   bool restored, const CudaOptions& options);
+                   bool restored, const CudaOptions& options, const Communicator* comm = nullptr,
+                   SlabDecomposition slabs = {}, std::uint64_t total_particles = 0);
     ~CudaSimulation() override;
     CudaSimulation(const CudaSimulation&) = delete;
     CudaSimulation& operator=(const CudaSimulation&) = delete;
@@ -56,6 +72,11 @@ public:
         return account_.allocations + builder_.allocation_count();
     }
     std::vector<std::uint32_t> neighbour_counts() override;
+    std::optional<SlabDecomposition> decomposition() const override {
+        if (!comm_)
+            return std::nullopt;
+        return slabs_;
+    }
 
     // Launches, dispatched over (query, view, kernel) (public for the functors below).
     template <class QueryT, class ViewT, class KernelT>
@@ -107,6 +128,22 @@ private:
     void move_excluded_last();
     void record_exclusions();
     [[noreturn]] void fail(std::uint32_t device_bad_count);
+    /// The gauge sample of this process's state (begin_gauges without several GPUs).
+    std::future<GaugeResponse> begin_local_gauges(const GaugeRequest& request);
+
+    // Several GPUs (class comment).
+    const std::uint32_t* d_tags() const { return comm_ ? tags_[current_].get() : nullptr; }
+    /// Drops the halo, migrates, receives a new halo (collective; host waits for the counts).
+    void distribute();
+    /// The halo copies take their owners' state; `skin` (optional) folds in how far they moved
+    /// from the positions the current structure was built on.
+    void refresh_halo(float* skin);
+    /// halo_index_ and sent_index_ from the tags (after any reorder).
+    void index_slots();
+    /// Sorts order ← [0, n) by keys (stable, 3 bits) and returns the count of each key (host).
+    std::array<std::uint32_t, 5> sort_by_keys(std::uint32_t n, const std::uint32_t* order_out);
+    /// The tags of particles [0, count), from the device (one process: every one tag_owned).
+    std::vector<std::uint32_t> download_tags(std::uint32_t count) const;
 
     // configuration
     DerivedConstants derived_;
@@ -151,7 +188,7 @@ private:
     PinnedArray<StepScalars> host_scalars_;
 
     // stage timing: events[k] ends the interval of stage event_stage_[k]
-    static constexpr int max_events = 12;
+    static constexpr int max_events = 16;
     std::array<cudaEvent_t, max_events> events_{};
     std::array<Stage, max_events> event_stage_{};
     int event_count_ = 0;
@@ -175,6 +212,24 @@ private:
     std::uint32_t binned_;
     std::uint32_t recorded_exclusions_ = 0; ///< particles excluded at the last record_exclusions
     ExclusionLog exclusions_;
+
+    // several GPUs (class comment); comm_ null with one
+    const Communicator* comm_ = nullptr;
+    SlabDecomposition slabs_;
+    std::uint64_t total_particles_ = 0;
+    std::uint32_t capacity_ = 0; ///< particles every per-particle array holds
+    std::unique_ptr<NcclComm> nccl_;
+    DeviceArray<std::uint32_t> tags_[2]; ///< with motion_/id_: current_
+    DeviceArray<std::uint8_t> keys_[2];
+    DeviceArray<std::uint32_t> order_[3]; ///< sort input; migration's and the halo's outputs
+    DeviceArray<unsigned char> sort_temp_;
+    std::size_t sort_temp_bytes_ = 0;
+    DeviceArray<std::uint32_t> class_counts_;
+    PinnedArray<std::uint32_t> host_counts_;
+    DeviceArray<ParticleRecord<D>> send_records_, receive_records_;
+    DeviceArray<std::uint32_t> halo_index_, sent_index_;
+    std::uint32_t sent_below_ = 0, sent_above_ = 0, received_below_ = 0, received_above_ = 0;
+    float largest_speed_ = 0.0f; ///< m/s, owned fluid over every process, after the last step
 };
 
 } // namespace sluice::gpu

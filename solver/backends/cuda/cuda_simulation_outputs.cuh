@@ -16,15 +16,30 @@ namespace sluice::gpu {
 
 template <int D>
 Snapshot CudaSimulation<D>::snapshot() const {
-    const std::vector<Vec<D>> position = download(positions(), binned_, stream_);
-    const std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
-    const std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
+    std::vector<Vec<D>> position = download(positions(), binned_, stream_);
+    std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
+    std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
+    if (comm_) { // this process's own particles
+        const std::vector<std::uint32_t> tags = download_tags(binned_);
+        std::uint32_t kept = 0;
+        for (std::uint32_t k = 0; k < binned_; ++k)
+            if (!is_halo(tags[k])) {
+                position[kept] = position[k];
+                motion[kept] = motion[k];
+                id[kept] = id[k];
+                ++kept;
+            }
+        return make_snapshot<D>(time_, steps_, dt_, static_cast<std::uint32_t>(total_particles_),
+                                kept, position.data(), motion.data(), id.data(), fluid_);
+    }
     return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(),
                             id.data(), fluid_);
 }
 
 template <int D>
 std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
+    if (comm_) // several GPUs: the piece at once (the run takes it so)
+        return Simulation::begin_snapshot();
     if (!snapshots_)
         snapshots_ = std::make_shared<SnapshotPool<D>>(n_, fluid_);
     typename SnapshotPool<D>::Slot& slot = snapshots_->acquire();
@@ -118,6 +133,15 @@ void CudaSimulation<D>::launch_front(const ViewT& view, const GaugeRequest::Fron
 
 template <int D>
 std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& request) {
+    if (!comm_)
+        return begin_local_gauges(request);
+    std::promise<GaugeResponse> ready; // several GPUs: collective, at once
+    ready.set_value(sample_gauges(request));
+    return ready.get_future();
+}
+
+template <int D>
+std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequest& request) {
     if (!view_ready_) {
         // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
         // motion and id into the new order; the positions follow here (in a step the
@@ -174,10 +198,15 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
 
 template <int D>
 GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    std::future<GaugeResponse> sample = begin_gauges(request);
+    if (comm_ && view_ready_) // the halo at the current state (and the reused view's skin)
+        refresh_halo(reuse_for_corrector() ? &scalars_.get()->step_skin : nullptr);
+    std::future<GaugeResponse> sample = begin_local_gauges(request);
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     gauge_results_->complete_pending();
-    return sample.get();
+    GaugeResponse out = sample.get();
+    if (comm_)
+        combine_gauges(*comm_, slabs_, D, request, out);
+    return out;
 }
 
 template <int D>
@@ -190,25 +219,28 @@ SimulationState CudaSimulation<D>::save_state() const {
     s.last_dt = dt_;
     s.steps = steps_;
     s.fluid_height = fluid_height_;
-    s.id = download(id_[current_].get(), n_, stream_);
-    s.type.resize(n_);
-    s.position.resize(n_);
-    s.velocity.resize(n_);
-    s.density.resize(n_);
-    for (std::uint32_t k = 0; k < n_; ++k) {
-        const ParticleState<D> p = unpack_particle(position[k], motion[k]);
-        s.type[k] = p.type;
-        s.position[k] = to_array3(p.position);
-        s.velocity[k] = to_array3(p.velocity);
-        s.density[k] = p.density;
+    const std::vector<std::uint32_t> id = download(id_[current_].get(), n_, stream_);
+    const std::vector<std::uint32_t> tags = download_tags(n_);
+    const bool verlet = integrator_ == IntegratorKind::verlet;
+    std::vector<Vec<D>> previous;
+    std::vector<float> previous_density;
+    if (verlet) {
+        previous = download(previous_velocity_[previous_current_].get(), n_, stream_);
+        previous_density = download(previous_density_[previous_current_].get(), n_, stream_);
     }
-    if (integrator_ == IntegratorKind::verlet) {
-        const std::vector<Vec<D>> previous =
-            download(previous_velocity_[previous_current_].get(), n_, stream_);
-        s.previous_velocity.resize(n_);
-        for (std::uint32_t k = 0; k < n_; ++k)
-            s.previous_velocity[k] = to_array3(previous[k]);
-        s.previous_density = download(previous_density_[previous_current_].get(), n_, stream_);
+    for (std::uint32_t k = 0; k < n_; ++k) {
+        if (is_halo(tags[k])) // several GPUs: its owner saves it
+            continue;
+        const ParticleState<D> p = unpack_particle(position[k], motion[k]);
+        s.id.push_back(id[k]);
+        s.type.push_back(p.type);
+        s.position.push_back(to_array3(p.position));
+        s.velocity.push_back(to_array3(p.velocity));
+        s.density.push_back(p.density);
+        if (verlet) {
+            s.previous_velocity.push_back(to_array3(previous[k]));
+            s.previous_density.push_back(previous_density[k]);
+        }
     }
     s.excluded = exclusions_.reported();
     return s;

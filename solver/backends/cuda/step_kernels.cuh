@@ -27,6 +27,18 @@ inline unsigned blocks_for(std::uint32_t n, int block) {
     return static_cast<unsigned>((static_cast<std::uint64_t>(n) + block - 1) / block);
 }
 
+/// Per particle of a run over several GPUs (the tags_ array): an owned particle not sent, a
+/// halo copy (its place in the halo received, from below then above), or an owned particle sent
+/// as a halo copy (its place in the halo sent, to below then above).
+constexpr std::uint32_t tag_owned = 0xffffffffu;
+constexpr std::uint32_t tag_halo = 0x80000000u;
+constexpr std::uint32_t tag_sent = 0x40000000u;
+constexpr std::uint32_t tag_slot = 0x3fffffffu;
+
+SLUICE_HD SLUICE_INLINE bool is_halo(std::uint32_t tag) {
+    return tag != tag_owned && (tag & tag_halo) != 0;
+}
+
 struct MaxOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
@@ -43,6 +55,9 @@ struct StepScalars {
     /// the predictor and after the corrector: the skin of the reused structure (query.h).
     float predictor_skin;
     float step_skin;
+    /// Several GPUs: float bits of the largest speed of an owned fluid particle after the step
+    /// (the check that no particle moved further than the halo allows).
+    std::uint32_t speed_max_bits;
 };
 
 /// *target = max(*target, the block's largest `mine`) for non-negative floats (their bit
@@ -145,12 +160,13 @@ struct NeighbourQueue {
 /// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
 /// max on their bit patterns (non-negative floats order like their bits).
 /// QueueT = 0: direct visitor; else the queued one with QueueT entries per thread in dynamic
-/// shared memory.
+/// shared memory. `halo` (several GPUs, else null): per particle, nonzero for a halo copy, which
+/// gets no derivatives (its owner computes them) and stays out of the maxima.
 template <class QueryT, class ViewT, class KernelT, int QueueT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                        FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
-                       StepScalars* __restrict__ scalars) {
+                       StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags) {
     using BlockReduce = cub::BlockReduce<float, interaction_block>;
     __shared__ typename BlockReduce::TempStorage reduce_storage;
     extern __shared__ std::uint32_t queue_storage[];
@@ -158,7 +174,10 @@ __global__ void __launch_bounds__(interaction_block)
     const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
     float acceleration2 = 0.0f, mu = 0.0f;
     Vec<D> x;
-    if (load_if_binned(view, i, n, x)) {
+    const bool binned = load_if_binned(view, i, n, x);
+    if (binned && tags != nullptr && is_halo(tags[i])) {
+        derivatives[i] = Float4{};
+    } else if (binned) {
         PackedInteractionVisitor<D, KernelT> pair = make_packed_visitor(
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
@@ -230,13 +249,12 @@ __global__ void __launch_bounds__(block_size)
 
 /// correct_kernel's work for particle i; returns how far it moved since state n.
 template <int D>
-__device__ __forceinline__ float
-correct_particle(const BuildOrder<D>& order, Vec<D>* position, Float4* __restrict__ motion,
-                 const Float4* __restrict__ derivatives,
-                 const Vec<D>* __restrict__ previous_position,
-                 const Vec<D>* __restrict__ previous_velocity,
-                 const float* __restrict__ previous_density, std::uint32_t i, FluidConstants c,
-                 float density_min, float density_max, StepScalars* __restrict__ scalars) {
+__device__ __forceinline__ float correct_particle(
+    const BuildOrder<D>& order, Vec<D>* position, Float4* __restrict__ motion,
+    const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_position,
+    const Vec<D>* __restrict__ previous_velocity, const float* __restrict__ previous_density,
+    std::uint32_t i, FluidConstants c, float density_min, float density_max,
+    StepScalars* __restrict__ scalars, bool halo) {
     const Vec<D> x = detail::load_position(order.positions + i);
     float moved = 0.0f;
     bool bad;
@@ -256,7 +274,7 @@ correct_particle(const BuildOrder<D>& order, Vec<D>* position, Float4* __restric
         bad = state_is_bad(r.state, density_min, density_max);
         moved = largest_move(r.position, previous.position);
     }
-    if (bad)
+    if (bad && !halo) // a halo copy's state is its owner's to check
         atomicAdd(&scalars->bad_count, 1u);
     return moved;
 }
@@ -265,7 +283,8 @@ correct_particle(const BuildOrder<D>& order, Vec<D>* position, Float4* __restric
 /// reused: then order.positions is `position` itself, each thread reading its element before
 /// writing it), plus the failure check of every particle. previous_* are in the predictor's
 /// order: particle i reads them at order.previous_index(i). largest_move_out (optional): the
-/// largest move since state n (the predictor's build).
+/// largest move since state n (the predictor's build). tags (several GPUs, else null): halo
+/// copies are not checked, and the largest speed of the owned fluid goes to speed_max_bits.
 template <int D>
 __global__ void __launch_bounds__(block_size)
     correct_kernel(BuildOrder<D> order, Vec<D>* position, Float4* __restrict__ motion,
@@ -274,32 +293,36 @@ __global__ void __launch_bounds__(block_size)
                    const Vec<D>* __restrict__ previous_velocity,
                    const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
                    float density_min, float density_max, StepScalars* __restrict__ scalars,
-                   float* __restrict__ largest_move_out) {
+                   float* __restrict__ largest_move_out, const std::uint32_t* __restrict__ tags) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    float moved = 0.0f;
-    if (i < n)
+    float moved = 0.0f, speed = 0.0f;
+    if (i < n) {
+        const bool halo = tags != nullptr && is_halo(tags[i]);
         moved = correct_particle(order, position, motion, derivatives, previous_position,
                                  previous_velocity, previous_density, i, c, density_min,
-                                 density_max, scalars);
+                                 density_max, scalars, halo);
+        if (tags != nullptr && !halo) {
+            const ParticleState<D> p = unpack_particle(position[i], motion[i]);
+            if (p.type == ParticleType::fluid)
+                speed = sqrtf(norm2(p.velocity));
+        }
+    }
     if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
         block_max_into(largest_move_out, moved);
+    if (tags != nullptr)
+        block_max_into(reinterpret_cast<float*>(&scalars->speed_max_bits), speed);
 }
 
 /// Verlet step over the build's order, plus the failure check. previous_*_in are in the last
 /// step's order (read at order.previous_index(i)); previous_*_out receive step n in this one.
+/// tags: as correct_kernel's.
 template <int D>
-__global__ void __launch_bounds__(block_size)
-    verlet_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
-                  const Float4* __restrict__ derivatives,
-                  const Vec<D>* __restrict__ previous_velocity_in,
-                  const float* __restrict__ previous_density_in,
-                  Vec<D>* __restrict__ previous_velocity_out,
-                  float* __restrict__ previous_density_out, std::uint32_t n, bool euler,
-                  FluidConstants c, float density_min, float density_max,
-                  StepScalars* __restrict__ scalars) {
-    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    if (i >= n)
-        return;
+__device__ __forceinline__ void verlet_particle(
+    const BuildOrder<D>& order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+    const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_velocity_in,
+    const float* __restrict__ previous_density_in, Vec<D>* __restrict__ previous_velocity_out,
+    float* __restrict__ previous_density_out, std::uint32_t i, bool euler, FluidConstants c,
+    float density_min, float density_max, StepScalars* __restrict__ scalars, bool halo) {
     const Vec<D> x = detail::load_position(order.positions + i);
     bool bad;
     if (!order.holds(i, x)) {
@@ -318,8 +341,35 @@ __global__ void __launch_bounds__(block_size)
         previous_density_out[i] = previous.density;
         bad = state_is_bad(r.state, density_min, density_max);
     }
-    if (bad)
+    if (bad && !halo)
         atomicAdd(&scalars->bad_count, 1u);
+}
+
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    verlet_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+                  const Float4* __restrict__ derivatives,
+                  const Vec<D>* __restrict__ previous_velocity_in,
+                  const float* __restrict__ previous_density_in,
+                  Vec<D>* __restrict__ previous_velocity_out,
+                  float* __restrict__ previous_density_out, std::uint32_t n, bool euler,
+                  FluidConstants c, float density_min, float density_max,
+                  StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    float speed = 0.0f;
+    if (i < n) {
+        const bool halo = tags != nullptr && is_halo(tags[i]);
+        verlet_particle(order, position, motion, derivatives, previous_velocity_in,
+                        previous_density_in, previous_velocity_out, previous_density_out, i, euler,
+                        c, density_min, density_max, scalars, halo);
+        if (tags != nullptr && !halo) {
+            const ParticleState<D> p = unpack_particle(position[i], motion[i]);
+            if (p.type == ParticleType::fluid)
+                speed = sqrtf(norm2(p.velocity));
+        }
+    }
+    if (tags != nullptr) // the same for every thread: all reach the reduction
+        block_max_into(reinterpret_cast<float*>(&scalars->speed_max_bits), speed);
 }
 
 /// For the index layout's compaction: index[i] = i and inside[i] = whether the build that read

@@ -1,0 +1,145 @@
+// The shared start of a run over several processes (slab_start.h).
+
+#include "backends/slab_start.h"
+
+#include "backends/backend_common.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sluice {
+
+template <int D>
+std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridSpec<D>& grid) {
+    auto bin_of = [&](const Vec<D>& p, int(&b)[D]) {
+        for (int k = 0; k < D; ++k)
+            b[k] = grid.axis_bin(p[k], k);
+    };
+    auto index = [&](const int(&b)[D]) {
+        std::size_t i = 0;
+        for (int k = D - 1; k >= 0; --k)
+            i = i * static_cast<std::size_t>(grid.dims[k]) + static_cast<std::size_t>(b[k]);
+        return i;
+    };
+    std::vector<std::uint32_t> count(grid.bin_count(), 0);
+    for (const Vec<D>& p : x) {
+        int b[D];
+        bin_of(p, b);
+        ++count[index(b)];
+    }
+    std::vector<float> weight(x.size(), 0.0f);
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+#pragma omp parallel for schedule(static) if (n >= 50000)
+    for (std::int64_t i = 0; i < n; ++i) {
+        int b[D];
+        bin_of(x[i], b);
+        std::uint64_t around = 0;
+        for (int offset = 0; offset < (D == 2 ? 9 : 27); ++offset) {
+            int c[D];
+            bool inside = true;
+            for (int k = 0, o = offset; k < D; ++k, o /= 3) {
+                c[k] = b[k] + o % 3 - 1;
+                inside = inside && c[k] >= 0 && c[k] < grid.dims[k];
+            }
+            if (inside)
+                around += count[index(c)];
+        }
+        weight[i] = static_cast<float>(around);
+    }
+    return weight;
+}
+
+template <int D>
+GridSpec<D> work_grid(const Case& c, double search_radius) {
+    return make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
+                        static_cast<float>(search_radius), 1.0);
+}
+
+template std::vector<float> interaction_weights<2>(const std::vector<Vec<2>>&, const GridSpec<2>&);
+template std::vector<float> interaction_weights<3>(const std::vector<Vec<3>>&, const GridSpec<3>&);
+template GridSpec<2> work_grid<2>(const Case&, double);
+template GridSpec<3> work_grid<3>(const Case&, double);
+
+namespace {
+
+template <int D>
+SlabStart initial_slab_in(const Case& c, const ParticleSet& particles, const Communicator& comm) {
+    SlabStart out;
+    const SimulationState all = initial_state(particles);
+    const float radius = static_cast<float>(particles.constants.support);
+    const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius,
+                                          c.neighbours.bin_width);
+    int axis = 0;
+    for (int k = 1; k < D; ++k)
+        if (grid.dims[k] > grid.dims[axis])
+            axis = k;
+    std::vector<float> coordinates(all.size());
+    std::vector<Vec<D>> positions(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        positions[i] = from_array3<D>(all.position[i]);
+        coordinates[i] = positions[i][axis];
+    }
+    // Equal estimated work per slab: by particle count alone, slabs of walls far from the fluid
+    // (a third of the neighbours) would wait for the others.
+    const std::vector<float> weights =
+        interaction_weights<D>(positions, work_grid<D>(c, particles.constants.support));
+    const double start = grid.origin[axis];
+    out.slabs = balanced_slabs(coordinates, weights, D, axis, start,
+                               start + grid.dims[axis] * double(grid.bin_size), grid.bin_size,
+                               radius, comm.size());
+    out.state = select_particles(
+        all, [&](std::size_t i) { return out.slabs.rank_of(coordinates[i]) == comm.rank(); });
+    out.total_particles = all.size();
+    return out;
+}
+
+} // namespace
+
+SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm) {
+    return c.dimension == 2 ? initial_slab_in<2>(c, particles, comm)
+                            : initial_slab_in<3>(c, particles, comm);
+}
+
+SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derived, int axis,
+                                   const std::vector<double>& faces) {
+    const float radius = static_cast<float>(derived.support);
+    const float bin = c.dimension == 2
+                          ? make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
+                                         c.neighbours.bin_width)
+                                .bin_size
+                          : make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
+                                         c.neighbours.bin_width)
+                                .bin_size;
+    return slabs_with_faces(axis, faces, bin, radius);
+}
+
+void combine_gauges(const Communicator& comm, const SlabDecomposition& slabs, int dimension,
+                    const GaugeRequest& request, GaugeResponse& out) {
+    std::vector<double> values;
+    for (std::size_t k = 0; k < request.points.size(); ++k) {
+        const std::array<float, 3>& p = request.points[k];
+        const double x = dimension == 2 ? (slabs.axis == 0 ? p[0] : p[2]) : p[slabs.axis];
+        const bool mine = slabs.rank_of(x) == comm.rank();
+        for (const float v : out.sums[k])
+            values.push_back(mine ? v : 0.0);
+    }
+    if (!values.empty())
+        comm.sum(values.data(), static_cast<int>(values.size()));
+    for (std::size_t k = 0; k < request.points.size(); ++k)
+        for (std::size_t c = 0; c < 6; ++c)
+            out.sums[k][c] = static_cast<float>(values[6 * k + c]);
+    // A front is the largest of sign·coordinate over the processes; none (NaN) is −∞ here.
+    std::vector<double> fronts;
+    for (std::size_t f = 0; f < request.fronts.size(); ++f)
+        fronts.push_back(std::isnan(out.fronts[f])
+                             ? -std::numeric_limits<double>::infinity()
+                             : request.fronts[f].sign * static_cast<double>(out.fronts[f]));
+    if (!fronts.empty())
+        comm.max(fronts.data(), static_cast<int>(fronts.size()));
+    for (std::size_t f = 0; f < request.fronts.size(); ++f)
+        out.fronts[f] = std::isinf(fronts[f])
+                            ? std::numeric_limits<float>::quiet_NaN()
+                            : static_cast<float>(request.fronts[f].sign * fronts[f]);
+}
+
+} // namespace sluice

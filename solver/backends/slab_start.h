@@ -1,0 +1,52 @@
+#pragma once
+/// \file slab_start.h
+/// What both backends share for a run over several processes (DESIGN.md, Scale-out): the first
+/// cut of the domain into slabs by estimated work, a checkpoint's cut, the work estimate itself,
+/// and the gauges combined over the processes. Host code.
+
+#include "backends/simulation.h"
+#include "case/case_model.h"
+#include "case/particles.h"
+#include "neighbours/grid.h"
+#include "neighbours/vec.h"
+#include "parallel/communicator.h"
+#include "parallel/slabs.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace sluice {
+
+/// Each particle's share of an interaction pass: the particles in the 3^D bins of `grid` (edge
+/// R) around its own (a superset of its neighbours, in proportion to them: a wall particle far
+/// from the fluid has about a third of a fluid particle's).
+template <int D>
+std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridSpec<D>& grid);
+
+/// The bins of edge R over the case's domain that interaction_weights counts in.
+template <int D>
+GridSpec<D> work_grid(const Case& c, double search_radius);
+
+/// This process's start: its slab's particles of the generated set (ids global), the cut (along
+/// the neighbour grid's longest axis, faces on its bins, equal estimated work per slab) and the
+/// whole run's particle count. Every process computes the same cut, without communication.
+struct SlabStart {
+    SimulationState state;
+    SlabDecomposition slabs;
+    std::uint64_t total_particles = 0;
+};
+/// \throws std::invalid_argument when the domain is too short for that many slabs or one would
+///         be empty (balanced_slabs).
+SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm);
+
+/// A checkpoint's cut (`axis`, `faces`) with the bin and halo widths of case c.
+SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derived, int axis,
+                                   const std::vector<double>& faces);
+
+/// Every process's gauges from each one's part: a point's sums from the process whose slab
+/// holds it (its halo covers the point's neighbourhood), a front the farthest over them.
+/// Collective.
+void combine_gauges(const Communicator& comm, const SlabDecomposition& slabs, int dimension,
+                    const GaugeRequest& request, GaugeResponse& out);
+
+} // namespace sluice
