@@ -4,8 +4,10 @@
 
 #include "backends/backend_common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 namespace sluice {
 
@@ -111,6 +113,21 @@ SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derive
                                          c.neighbours.bin_width)
                                 .bin_size;
     return slabs_with_faces(axis, faces, bin, radius);
+}
+
+void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
+                              double dt, double speed, float& previous_speed, double acceleration) {
+    const double fastest = std::max<double>(speed, previous_speed);
+    previous_speed = static_cast<float>(speed);
+    const double move = dt * fastest + dt * dt * acceleration;
+    if (move <= slabs.max_step_move)
+        return;
+    std::ostringstream msg;
+    msg << "simulation failed at step " << step << ", t = " << time
+        << " s: a particle may have moved up to " << move << " m in one step (dt = " << dt
+        << " s, speed up to " << fastest << " m/s), more than the " << slabs.max_step_move
+        << " m that the halo between processes allows (R/16); lower the case's cfl";
+    throw SimulationFailure(msg.str());
 }
 
 void combine_gauges(const Communicator& comm, const SlabDecomposition& slabs, int dimension,

@@ -43,6 +43,14 @@ SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Commun
 SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derived, int axis,
                                    const std::vector<double>& faces);
 
+/// The check after a step of a run over several processes that no particle moved further than
+/// the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max, from the largest speed
+/// over every process after the step (`speed`, m/s) and before it (`previous_speed`, updated
+/// here), and the largest acceleration (m/s²). Every process calls it with the same values.
+/// \throws SimulationFailure saying how far and what to change.
+void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
+                              double dt, double speed, float& previous_speed, double acceleration);
+
 /// Every process's gauges from each one's part: a point's sums from the process whose slab
 /// holds it (its halo covers the point's neighbourhood), a front the farthest over them.
 /// Collective.

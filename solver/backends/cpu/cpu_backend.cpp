@@ -851,9 +851,6 @@ void CpuSimulation<D>::check() {
     double speeds[1] = {std::sqrt(static_cast<double>(speed2))};
     comm_->sum(totals, 1);
     comm_->max(speeds, 1);
-    const double speed = std::max<double>(speeds[0], largest_speed_);
-    largest_speed_ = static_cast<float>(speeds[0]);
-    const double move = dt_ * speed + dt_ * dt_ * acceleration_max_;
     if (totals[0] > 0) {
         std::string all;
         const std::vector<std::vector<std::byte>> each = comm_->all_gather(std::vector<std::byte>(
@@ -866,14 +863,8 @@ void CpuSimulation<D>::check() {
                        std::string(reinterpret_cast<const char*>(each[r].data()), each[r].size());
         throw SimulationFailure(all);
     }
-    if (move > slabs_.max_step_move) {
-        std::ostringstream msg;
-        msg << "simulation failed at step " << steps_ << ", t = " << time_
-            << " s: a particle may have moved up to " << move << " m in one step (dt = " << dt_
-            << " s, speed up to " << speed << " m/s), more than the " << slabs_.max_step_move
-            << " m that the halo between processes allows (R/16); lower the case's cfl";
-        throw SimulationFailure(msg.str());
-    }
+    require_move_within_halo(slabs_, steps_, time_, dt_, speeds[0], largest_speed_,
+                             acceleration_max_);
 }
 
 template <int D>

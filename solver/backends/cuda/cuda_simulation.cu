@@ -462,24 +462,10 @@ void CudaSimulation<D>::step() {
     binned_ = s.binned;
     if (s.bad_count)
         fail(s.bad_count);
-    if (comm_) {
-        // No particle may move further in a step than the halo allows (slabs.h):
-        // |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max, as the CPU backend checks.
-        const float speed = float_from_bits(s.speed_max_bits);
-        const double fastest = std::max<double>(speed, largest_speed_);
-        largest_speed_ = speed;
-        const double acceleration =
-            std::sqrt(static_cast<double>(float_from_bits(s.acceleration_max2_bits)));
-        const double move = dt_ * fastest + dt_ * dt_ * acceleration;
-        if (move > slabs_.max_step_move) {
-            std::ostringstream msg;
-            msg << "simulation failed at step " << steps_ << ", t = " << time_
-                << " s: a particle may have moved up to " << move << " m in one step (dt = " << dt_
-                << " s, speed up to " << fastest << " m/s), more than the " << slabs_.max_step_move
-                << " m that the halo between processes allows (R/16); lower the case's cfl";
-            throw SimulationFailure(msg.str());
-        }
-    }
+    if (comm_)
+        require_move_within_halo(
+            slabs_, steps_, time_, dt_, float_from_bits(s.speed_max_bits), largest_speed_,
+            std::sqrt(static_cast<double>(float_from_bits(s.acceleration_max2_bits))));
     if (layout_ == Layout::index && n_ - binned_ != recorded_exclusions_)
         move_excluded_last();
     record_exclusions();
