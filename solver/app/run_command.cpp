@@ -298,6 +298,13 @@ int run_command(const Options& o) {
         series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name);
     }
     SnapshotSeriesWriter& writer = *series;
+    // Several processes: the first one lists in the .pvd the times whose pieces every process
+    // has written completely (collective).
+    auto publish_complete_pieces = [&] {
+        const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
+        if (root)
+            writer.publish(static_cast<std::size_t>(complete));
+    };
     const std::filesystem::path summary_path = output_dir / "summary.json";
     std::ostream null_out(nullptr); // the other processes of a run over several say nothing
     std::ostream& out = root ? std::cout : null_out;
@@ -424,9 +431,7 @@ int run_command(const Options& o) {
         finish_gauges(); // and every gauge row up to its time
         output.flush();  // every snapshot the checkpoint lists is on disk before it is
         if (comm) {      // ... and listed in the .pvd
-            const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
-            if (root)
-                writer.publish(static_cast<std::size_t>(complete));
+            publish_complete_pieces();
         }
         const std::filesystem::path path = write_checkpoint(output_dir, k);
         ++summary.checkpoints;
@@ -452,9 +457,7 @@ int run_command(const Options& o) {
             std::promise<Snapshot> ready;
             ready.set_value(std::move(piece));
             output.submit(ready.get_future(), writer.reserve());
-            const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
-            if (root)
-                writer.publish(static_cast<std::size_t>(complete));
+            publish_complete_pieces();
         } else {
             output.submit(sim->begin_snapshot(), writer.reserve());
         }
@@ -486,9 +489,7 @@ int run_command(const Options& o) {
                           output.write_seconds()};
         if (comm) {
             // Every piece is on disk (flushed above): list them all; per-process figures.
-            const double complete = comm->min(static_cast<double>(writer.complete_prefix()));
-            if (root)
-                writer.publish(static_cast<std::size_t>(complete));
+            publish_complete_pieces();
             double totals[2] = {static_cast<double>(snapshot_bytes.load()), output.write_seconds()};
             comm->sum(totals, 2);
             summary.output.bytes = static_cast<std::uintmax_t>(totals[0]);

@@ -3,6 +3,7 @@
 #include "backends/slab_start.h"
 
 #include "backends/backend_common.h"
+#include "case/constants.h"
 
 #include <algorithm>
 #include <cmath>
@@ -102,8 +103,13 @@ SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Commun
                             : initial_slab_in<3>(c, particles, comm);
 }
 
-SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derived, int axis,
-                                   const std::vector<double>& faces) {
+SlabResume resume_slab(const Case& c, const SimulationState& piece,
+                       const SlabDecomposition& saved) {
+    if (piece.dimension != c.dimension)
+        throw std::invalid_argument("the saved state does not fit the case: it is " +
+                                    std::to_string(piece.dimension) + "D, the case " +
+                                    std::to_string(c.dimension) + "D");
+    const DerivedConstants derived = derive_constants(c, piece.fluid_height);
     const float radius = static_cast<float>(derived.support);
     const float bin = c.dimension == 2
                           ? make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
@@ -112,7 +118,7 @@ SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derive
                           : make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
                                          c.neighbours.bin_width)
                                 .bin_size;
-    return slabs_with_faces(axis, faces, bin, radius);
+    return {derived, slabs_with_faces(saved.axis, saved.faces, bin, radius)};
 }
 
 void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,

@@ -39,9 +39,15 @@ struct SlabStart {
 ///         be empty (balanced_slabs).
 SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm);
 
-/// A checkpoint's cut (`axis`, `faces`) with the bin and halo widths of case c.
-SlabDecomposition checkpoint_slabs(const Case& c, const DerivedConstants& derived, int axis,
-                                   const std::vector<double>& faces);
+/// What a process continues from its checkpoint with: the case's constants for the piece's
+/// fluid height, and the checkpoint's cut (axis and faces of `saved`) with the case's bin and
+/// halo widths.
+struct SlabResume {
+    DerivedConstants derived;
+    SlabDecomposition slabs;
+};
+/// \throws std::invalid_argument when the piece is of another dimension than the case.
+SlabResume resume_slab(const Case& c, const SimulationState& piece, const SlabDecomposition& saved);
 
 /// The check after a step of a run over several processes that no particle moved further than
 /// the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max, from the largest speed

@@ -970,17 +970,12 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicato
                                                 const SimulationState& piece,
                                                 const SlabDecomposition& slabs,
                                                 std::uint64_t total_particles) {
-    if (piece.dimension != c.dimension)
-        throw std::invalid_argument("the saved state does not fit the case: it is " +
-                                    std::to_string(piece.dimension) + "D, the case " +
-                                    std::to_string(c.dimension) + "D");
-    const DerivedConstants derived = derive_constants(c, piece.fluid_height);
-    SlabDecomposition cut = checkpoint_slabs(c, derived, slabs.axis, slabs.faces);
+    SlabResume resume = resume_slab(c, piece, slabs);
     if (c.dimension == 2)
-        return std::make_unique<CpuSimulation<2>>(c, derived, piece, true, &comm, std::move(cut),
-                                                  total_particles);
-    return std::make_unique<CpuSimulation<3>>(c, derived, piece, true, &comm, std::move(cut),
-                                              total_particles);
+        return std::make_unique<CpuSimulation<2>>(c, resume.derived, piece, true, &comm,
+                                                  std::move(resume.slabs), total_particles);
+    return std::make_unique<CpuSimulation<3>>(c, resume.derived, piece, true, &comm,
+                                              std::move(resume.slabs), total_particles);
 }
 
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const SimulationState& state) {

@@ -867,17 +867,13 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communi
                                                     std::uint64_t total_particles,
                                                     const CudaOptions& options) {
     select_device(comm);
-    if (piece.dimension != c.dimension)
-        throw std::invalid_argument("the saved state does not fit the case: it is " +
-                                    std::to_string(piece.dimension) + "D, the case " +
-                                    std::to_string(c.dimension) + "D");
-    const DerivedConstants derived = derive_constants(c, piece.fluid_height);
-    SlabDecomposition cut = checkpoint_slabs(c, derived, slabs.axis, slabs.faces);
+    SlabResume resume = resume_slab(c, piece, slabs);
     if (c.dimension == 2)
-        return std::make_unique<gpu::CudaSimulation<2>>(c, derived, piece, true, options, &comm,
-                                                        std::move(cut), total_particles);
-    return std::make_unique<gpu::CudaSimulation<3>>(c, derived, piece, true, options, &comm,
-                                                    std::move(cut), total_particles);
+        return std::make_unique<gpu::CudaSimulation<2>>(c, resume.derived, piece, true, options,
+                                                        &comm, std::move(resume.slabs),
+                                                        total_particles);
+    return std::make_unique<gpu::CudaSimulation<3>>(c, resume.derived, piece, true, options, &comm,
+                                                    std::move(resume.slabs), total_particles);
 }
 
 } // namespace sluice
