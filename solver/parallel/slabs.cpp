@@ -19,11 +19,6 @@ std::int64_t min_bins_per_slab(const SlabDecomposition& s) {
     return static_cast<std::int64_t>(std::ceil(2.0 * s.halo_width / s.bin - 1e-9));
 }
 
-std::int64_t bin_columns(const SlabDecomposition& s) {
-    return std::max<std::int64_t>(
-        1, static_cast<std::int64_t>(std::ceil((s.faces.back() - s.faces.front()) / s.bin - 1e-9)));
-}
-
 /// Faces at the bin columns where the running sum of `weights` (one per column) reaches each
 /// k/ranks of its total, each slab at least `min_bins` columns and the last one more than that.
 std::vector<std::int64_t> cut_columns(const std::vector<double>& weights, int ranks,
@@ -61,6 +56,11 @@ int first_empty_slab(const std::vector<double>& weights, const std::vector<std::
 }
 
 } // namespace
+
+std::int64_t bin_columns(const SlabDecomposition& s) {
+    return std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(std::ceil((s.faces.back() - s.faces.front()) / s.bin - 1e-9)));
+}
 
 double SlabDecomposition::lower(int r) const {
     return r == 0 ? -std::numeric_limits<double>::infinity() : faces[static_cast<std::size_t>(r)];

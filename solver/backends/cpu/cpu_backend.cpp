@@ -610,9 +610,7 @@ void CpuSimulation<D>::balance() {
     comm_->sum(seconds.data(), comm_->size());
     // The estimated work per bin column along the axis (interaction_weights of the particles
     // each process owns; its halo completes their neighbourhoods), over every process.
-    const std::size_t columns = static_cast<std::size_t>(
-        std::ceil((slabs_.faces.back() - slabs_.faces.front()) / slabs_.bin - 1e-9));
-    std::vector<double> work_per_bin(std::max<std::size_t>(columns, 1), 0.0);
+    std::vector<double> work_per_bin(static_cast<std::size_t>(bin_columns(slabs_)), 0.0);
     const std::vector<Vec<D>> active(position_.begin(), position_.begin() + active_);
     const std::vector<float> weight = interaction_weights<D>(active, work_grid_);
     for (std::uint32_t i = 0; i < active_; ++i) {
@@ -624,7 +622,7 @@ void CpuSimulation<D>::balance() {
             std::clamp(c, 0.0, double(work_per_bin.size() - 1)))] += weight[i];
     }
     comm_->sum(work_per_bin.data(), static_cast<int>(work_per_bin.size()));
-    SlabDecomposition moved = rebalanced_slabs(slabs_, seconds, work_per_bin, 0.05);
+    SlabDecomposition moved = rebalanced_slabs(slabs_, seconds, work_per_bin, balance_tolerance);
     if (moved.faces == slabs_.faces)
         return;
     moved.history.emplace_back(steps_, moved.faces);
