@@ -9,6 +9,9 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
 
 namespace sluice {
 
@@ -58,10 +61,60 @@ GridSpec<D> work_grid(const Case& c, double search_radius) {
                         static_cast<float>(search_radius), 1.0);
 }
 
+template <int D>
+GridSpec<D> covering_grid(const GridSpec<D>& grid, const std::array<double, D>& lo,
+                          const std::array<double, D>& hi) {
+    GridSpec<D> out = grid;
+    const double bin = grid.bin_size;
+    for (int axis = 0; axis < D; ++axis) {
+        const double origin = grid.origin[axis];
+        std::int64_t first = 0, last = grid.dims[axis];
+        // Clamped in double before the conversion: a box far outside the grid stays in range.
+        const double dims = grid.dims[axis];
+        if (lo[axis] > -HUGE_VAL)
+            first = std::max<std::int64_t>(
+                first, static_cast<std::int64_t>(
+                           std::clamp(std::floor((lo[axis] - origin) / bin), -1.0, dims)) -
+                           1);
+        if (hi[axis] < HUGE_VAL)
+            last = std::min<std::int64_t>(
+                last, static_cast<std::int64_t>(
+                          std::clamp(std::ceil((hi[axis] - origin) / bin), 0.0, dims + 1.0)) +
+                          1);
+        if (last <= first) { // nothing of the box in the grid: one bin (a build holds nothing)
+            first = std::min<std::int64_t>(first, grid.dims[axis] - 1);
+            last = first + 1;
+        }
+        out.origin[axis] = static_cast<float>(origin + static_cast<double>(first) * bin);
+        out.dims[axis] = static_cast<int>(last - first);
+    }
+    return out;
+}
+
+std::pair<double, double> slab_reach(const SlabDecomposition& slabs, int rank) {
+    const double reach = slabs.halo_width + 2.0 * slabs.max_step_move;
+    return {slabs.lower(rank) - reach, slabs.upper(rank) + reach};
+}
+
+template <int D>
+GridSpec<D> slab_grid(const GridSpec<D>& grid, const SlabDecomposition& slabs, int rank) {
+    std::array<double, D> lo, hi;
+    lo.fill(-HUGE_VAL);
+    hi.fill(HUGE_VAL);
+    std::tie(lo[slabs.axis], hi[slabs.axis]) = slab_reach(slabs, rank);
+    return covering_grid<D>(grid, lo, hi);
+}
+
 template std::vector<float> interaction_weights<2>(const std::vector<Vec<2>>&, const GridSpec<2>&);
 template std::vector<float> interaction_weights<3>(const std::vector<Vec<3>>&, const GridSpec<3>&);
 template GridSpec<2> work_grid<2>(const Case&, double);
 template GridSpec<3> work_grid<3>(const Case&, double);
+template GridSpec<2> covering_grid<2>(const GridSpec<2>&, const std::array<double, 2>&,
+                                      const std::array<double, 2>&);
+template GridSpec<3> covering_grid<3>(const GridSpec<3>&, const std::array<double, 3>&,
+                                      const std::array<double, 3>&);
+template GridSpec<2> slab_grid<2>(const GridSpec<2>&, const SlabDecomposition&, int);
+template GridSpec<3> slab_grid<3>(const GridSpec<3>&, const SlabDecomposition&, int);
 
 namespace {
 
