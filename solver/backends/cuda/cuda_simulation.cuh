@@ -114,9 +114,11 @@ private:
         return integrator_ == IntegratorKind::symplectic && layout_ == Layout::reorder &&
                !options_.rebuild_for_corrector;
     }
-    /// Where an integration kernel writes positions: never the array the build read.
+    /// Where an integration kernel writes positions: never an array it reads (index layout: the
+    /// other buffer; reorder: the state's own, since the kernels read the build's sorted copy).
     Vec<D>* integration_output() const {
-        return position_[layout_ == Layout::index ? 1 - position_current_ : 0].get();
+        return position_[layout_ == Layout::index ? 1 - position_current_ : position_current_]
+            .get();
     }
     void integration_written() {
         if (layout_ == Layout::index)
@@ -144,6 +146,18 @@ private:
     std::array<std::uint32_t, 5> sort_by_keys(std::uint32_t n, const std::uint32_t* order_out);
     /// The tags of particles [0, count), from the device (one process: every one tag_owned).
     std::vector<std::uint32_t> download_tags(std::uint32_t count) const;
+    /// build_grid_ ← the bins of grid_ that cover the box [lo, hi] of the particles inside the
+    /// domain widened by the search radius (more than any particle moves in a step: a build
+    /// before the next cover() holds what a build on grid_ would), and over several GPUs only
+    /// those within this process's slab_reach. The box is the state's at the start, then the
+    /// end of each step's (bounding_box_kernel, over every GPU).
+    void cover(std::array<double, D> lo, std::array<double, D> hi);
+    /// Load balancing (collective, every balance_interval_ steps): moves the slab faces towards
+    /// equal measured work (rebalanced_slabs) from each process's stage times since the last
+    /// balance, its own work only (the NCCL reductions, where a GPU waits for the slowest, are
+    /// the `waiting` stage), and the owned particles per bin column; the next distribute()
+    /// migrates. Without stage timing nothing is measured and the faces stay.
+    void balance();
 
     // configuration
     DerivedConstants derived_;
@@ -155,7 +169,9 @@ private:
     int verlet_reset_;
     double cfl_;
     float density_min_, density_max_;
-    GridSpec<D> grid_;
+    GridSpec<D> grid_; ///< the domain's neighbour grid: which particles are inside
+    /// What the builds use: the part of grid_ that covers the particles (cover()).
+    GridSpec<D> build_grid_;
     float radius_;
     CudaOptions options_;
     std::uint32_t n_;
@@ -169,7 +185,10 @@ private:
 
     // state, in the bin order of the last build (positions: what the integration wrote), or in
     // an index layout in the state's own order (excluded particles last)
-    DeviceArray<Vec<D>> position_[2]; ///< [1]: index layout only (the build reads the other)
+    /// [1]: index layout (the build reads one, the integration writes the other) and several
+    /// GPUs (distribute() writes the other); reorder layout: the integration writes the one the
+    /// build read (it reads the sorted copy).
+    DeviceArray<Vec<D>> position_[2];
     int position_current_ = 0;
     DeviceArray<Float4> motion_[2];
     DeviceArray<std::uint32_t> id_[2];
@@ -188,7 +207,7 @@ private:
     PinnedArray<StepScalars> host_scalars_;
 
     // stage timing: events[k] ends the interval of stage event_stage_[k]
-    static constexpr int max_events = 16;
+    static constexpr int max_events = 24;
     std::array<cudaEvent_t, max_events> events_{};
     std::array<Stage, max_events> event_stage_{};
     int event_count_ = 0;
@@ -229,6 +248,9 @@ private:
     DeviceArray<ParticleRecord<D>> send_records_, receive_records_;
     DeviceArray<std::uint32_t> halo_index_, sent_index_;
     std::uint32_t sent_below_ = 0, sent_above_ = 0, received_below_ = 0, received_above_ = 0;
+    int balance_interval_ = 0;                 ///< steps; 0 = off
+    double balanced_seconds_ = 0.0;            ///< this process's work (s) at the last balance
+    DeviceArray<std::uint32_t> column_counts_; ///< balance(): fluid, boundary per bin column
     float largest_speed_ = 0.0f; ///< m/s, owned fluid over every process, after the last step
 };
 

@@ -102,6 +102,27 @@ __global__ void __launch_bounds__(block_size)
     count_keys(key, counts);
 }
 
+/// Load balancing's work estimate: the owned particles among [0, n) per bin column of width
+/// `bin` from `start` along `axis` (columns clamped to [0, columns)), fluid in counts[2c] and
+/// boundary in counts[2c + 1]. The column as the CPU backend's balance computes it (double).
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    column_counts_kernel(const Vec<D>* __restrict__ positions, const Float4* __restrict__ motion,
+                         const std::uint32_t* __restrict__ tags, std::uint32_t n, int axis,
+                         double start, double bin, std::uint32_t columns,
+                         std::uint32_t* __restrict__ counts) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    if (i >= n || is_halo(tags[i]))
+        return;
+    const Vec<D> x = detail::load_position(positions + i);
+    const double c = floor((static_cast<double>(x[axis]) - start) / bin);
+    const auto column =
+        static_cast<std::uint32_t>(fmin(fmax(c, 0.0), static_cast<double>(columns - 1)));
+    const bool boundary = decode_type(motion_signed_density<D>(detail::load_motion(motion + i))) ==
+                          ParticleType::boundary;
+    atomicAdd(&counts[2 * column + (boundary ? 1 : 0)], 1u);
+}
+
 /// records[k] ← particle order[k], k < count; sent_tags (optional): tags[order[k]] = sent | slot
 /// first_slot + k.
 template <int D>

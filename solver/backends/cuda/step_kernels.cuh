@@ -42,6 +42,11 @@ SLUICE_HD SLUICE_INLINE bool is_halo(std::uint32_t tag) {
 struct MaxOp {
     __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
+struct KeyMaxOp {
+    __device__ __forceinline__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const {
+        return a > b ? a : b;
+    }
+};
 
 /// The scalars of a step, in device memory; the host reads them once, at the end of the step.
 struct StepScalars {
@@ -50,7 +55,10 @@ struct StepScalars {
     std::uint32_t acceleration_max2_bits; ///< float bits of max |a|² over fluid particles
     std::uint32_t mu_max_bits;            ///< float bits of max μ
     std::uint32_t bad_count;              ///< particles that failed the check
-    std::uint32_t binned;                 ///< pbm[nbins] of the last build
+    /// Particles inside the domain after the step but outside the grid the step built on
+    /// (bounding_box_kernel): each moved further than the build grid's margin.
+    std::uint32_t escaped;
+    std::uint32_t binned; ///< pbm[nbins] of the last build
     /// Symplectic, reorder: the largest move along any axis since the step's build (m), after
     /// the predictor and after the corrector: the skin of the reused structure (query.h).
     float predictor_skin;
@@ -58,6 +66,10 @@ struct StepScalars {
     /// Several GPUs: float bits of the largest speed of an owned fluid particle after the step
     /// (the check that no particle moved further than the halo allows).
     std::uint32_t speed_max_bits;
+    /// The box of the particles inside the domain after the step, as ordered_key (gauges.h;
+    /// 0: none): [a] of +x_a (upper corner), [3 + a] of −x_a (lower); after speed_max_bits, so
+    /// that one all-reduce (max) takes both.
+    std::uint32_t box_keys[6];
 };
 
 /// *target = max(*target, the block's largest `mine`) for non-negative floats (their bit
@@ -370,6 +382,47 @@ __global__ void __launch_bounds__(block_size)
     }
     if (tags != nullptr) // the same for every thread: all reach the reduction
         block_max_into(reinterpret_cast<float*>(&scalars->speed_max_bits), speed);
+}
+
+/// Blocks of bounding_box_kernel: a grid-stride loop, so that its one atomic per block and value
+/// does not queue thousands of blocks on seven addresses.
+constexpr unsigned box_blocks = 512;
+
+/// The box of the particles at `positions` (n) that `domain` contains, what the next build holds,
+/// into scalars->box_keys (one atomicMax per block and value), and the count of those in
+/// `interior` (the domain less a bin at each side, where `built` and `domain` cannot disagree
+/// by rounding) outside `built` (the grid this step's builds used) into scalars->escaped.
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    bounding_box_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> domain,
+                        GridSpec<D> interior, GridSpec<D> built,
+                        StepScalars* __restrict__ scalars) {
+    std::uint32_t keys[2 * D] = {};
+    std::uint32_t escaped = 0;
+    for (std::uint32_t i = blockIdx.x * block_size + threadIdx.x; i < n;
+         i += gridDim.x * block_size) {
+        const Vec<D> x = detail::load_position(positions + i);
+        if (!domain.contains(x))
+            continue;
+        SLUICE_UNROLL
+        for (int a = 0; a < D; ++a) {
+            keys[a] = max(keys[a], ordered_key(x[a]));
+            keys[D + a] = max(keys[D + a], ordered_key(-x[a]));
+        }
+        escaped += interior.contains(x) && !built.contains(x) ? 1u : 0u;
+    }
+    using BlockReduce = cub::BlockReduce<std::uint32_t, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    SLUICE_UNROLL
+    for (int k = 0; k < 2 * D; ++k) {
+        const std::uint32_t block = BlockReduce(storage).Reduce(keys[k], KeyMaxOp{});
+        __syncthreads(); // storage is reused
+        if (threadIdx.x == 0 && block != 0)
+            atomicMax(&scalars->box_keys[k < D ? k : 3 + (k - D)], block);
+    }
+    const std::uint32_t block_escaped = BlockReduce(storage).Sum(escaped);
+    if (threadIdx.x == 0 && block_escaped != 0)
+        atomicAdd(&scalars->escaped, block_escaped);
 }
 
 /// For the index layout's compaction: index[i] = i and inside[i] = whether the build that read
