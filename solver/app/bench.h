@@ -34,7 +34,9 @@ struct BenchOptions {
     std::string modules = "all"; ///< "all" or a comma-separated list, e.g.
                                  ///< "counting-sort/strips/0.5,radix-sort/moore/1"
     std::optional<double> dp;    ///< apply_dp_override
-    std::string csv_path;        ///< default: bench_<case name>.csv in the current directory
+    /// Over several processes: overrides the case's <run balanceInterval> (steps; 0: none).
+    std::optional<int> balance_interval;
+    std::string csv_path; ///< default: bench_<case name>.csv in the current directory
     Backend backend = Backend::cuda;
     CudaOptions cuda; ///< CUDA backend settings (interaction scheme)
     /// Modules agree when their final positions differ by at most tolerance·dp (and their

@@ -15,8 +15,10 @@ int bench_command(const Options& o) {
     BenchOptions b;
     b.case_path = o.case_path;
     b.steps = o.steps;
+    b.warmup_steps = o.warmup_steps;
     b.modules = o.modules;
     b.dp = o.dp;
+    b.balance_interval = o.balance_interval;
     b.csv_path = o.csv;
     b.backend = o.backend;
     b.cuda.interaction = o.interaction;

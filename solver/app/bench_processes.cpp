@@ -90,6 +90,8 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     Case c = read_case(options.case_path);
     if (options.dp)
         apply_dp_override(c, *options.dp);
+    if (options.balance_interval)
+        c.run.balance_interval = *options.balance_interval;
     const bool root = comm.is_root();
 
     struct Result {
@@ -163,7 +165,11 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
         << " particles over " << comm.size() << " processes ("
         << (options.backend == Backend::cuda ? "a GPU each" : "CPU backend") << "), "
         << options.warmup_steps << " warm-up + " << options.steps
-        << " timed steps from t = 0 per module\n\n";
+        << " timed steps from t = 0 per module, slabs balanced "
+        << (c.run.balance_interval > 0
+                ? "every " + std::to_string(c.run.balance_interval) + " steps"
+                : std::string("never"))
+        << "\n\n";
     for (const Result& r : results) {
         out << "### " << r.module << ": " << fixed3(r.ms_per_step) << " ms/step, "
             << fixed3(r.mparticle_steps) << " M particle-steps/s, max dx/dp vs "

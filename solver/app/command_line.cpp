@@ -127,6 +127,16 @@ Options parse_options(int argc, char** argv) {
         add_backend(command);
     };
 
+    int balance_interval = 0;
+    auto add_balance_interval = [&](CLI::App* command) {
+        command
+            ->add_option("--balance-interval", balance_interval,
+                         "over several processes (mpirun): steps between load balances, 0 for "
+                         "none (overrides <run balanceInterval>)")
+            ->check(CLI::NonNegativeNumber.description(""))
+            ->type_name("N");
+    };
+
     double output_interval = 0.0;
     std::string compressor, fields, boundary_output;
     int compression_level = 0;
@@ -176,6 +186,7 @@ Options parse_options(int argc, char** argv) {
     add_case(run);
     add_case_overrides(run);
     add_output_options(run);
+    add_balance_interval(run);
     double checkpoint_interval = 0.0;
     std::string restart_dir;
     run->add_option("--checkpoint-interval", checkpoint_interval,
@@ -199,8 +210,15 @@ Options parse_options(int argc, char** argv) {
         "bench", "time neighbour modules on the same case from the same initial state "
                  "(markdown on stdout, CSV to a file)");
     add_case(bench);
-    bench->add_option("--steps", o.steps, "timed steps per module, after 5 warm-up steps")
+    bench->add_option("--steps", o.steps, "timed steps per module, after the warm-up steps")
         ->check(step_count)
+        ->capture_default_str()
+        ->type_name("N");
+    bench
+        ->add_option("--warmup", o.warmup_steps,
+                     "untimed steps per module before the timed ones (over several processes, "
+                     "the case's balanceInterval balances the slabs during them too)")
+        ->check(CLI::NonNegativeNumber.description(""))
         ->capture_default_str()
         ->type_name("N");
     bench
@@ -230,6 +248,7 @@ Options parse_options(int argc, char** argv) {
         ->type_name("reuse|rebuild");
     add_dp(bench);
     add_backend(bench);
+    add_balance_interval(bench);
     bench
         ->add_option("--end-time", end_time,
                      "develop the flow to this simulated time in s first (untimed, with the "
@@ -335,6 +354,8 @@ Options parse_options(int argc, char** argv) {
         o.boundary_only_first = boundary_output == "first";
     if (given("--writers"))
         o.writers = writers;
+    if (given("--balance-interval"))
+        o.balance_interval = balance_interval;
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
     o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
     o.rebuild_for_corrector = corrector == "rebuild";
@@ -370,6 +391,8 @@ Case load_case(const Options& o) {
         c.output.boundary_only_first = *o.boundary_only_first;
     if (o.writers)
         c.output.writers = *o.writers;
+    if (o.balance_interval)
+        c.run.balance_interval = *o.balance_interval;
     if (o.dp) {
         try {
             apply_dp_override(c, *o.dp);

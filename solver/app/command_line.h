@@ -56,9 +56,11 @@ struct Options {
     std::optional<std::string> fields;
     std::optional<bool> boundary_only_first;
     std::optional<unsigned> writers;
+    std::optional<int> balance_interval; ///< run, bench: overrides <run balanceInterval>
     Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
     // bench
     int steps = 100;
+    int warmup_steps = 5;
     std::string modules = "all";
     std::string csv;
     CudaInteraction interaction = CudaInteraction::direct;

@@ -126,12 +126,15 @@ class MpirunCli(unittest.TestCase):
 
     def test_bench_reports_every_process(self):
         self.write("fails.xml", FAILING.replace('<physics densityMax="1.003"/>', ""))
-        r = subprocess.run(mpirun("bench", "fails.xml", "--steps", "5", "--modules",
+        r = subprocess.run(mpirun("bench", "fails.xml", "--steps", "5", "--warmup", "12",
+                                  "--balance-interval", "4", "--modules",
                                   "counting-sort/strips/1,linked-list/moore/1", "--csv",
                                   "bench.csv"),
                            cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("over 2 processes", r.stdout)
+        self.assertIn("12 warm-up + 5 timed steps", r.stdout)
+        self.assertIn("slabs balanced every 4 steps", r.stdout)
         self.assertIn("| process | particles |", r.stdout)
         self.assertEqual(r.stdout.count("| process |"), 2)  # a table per module
         with open(os.path.join(self.dir, "bench.csv")) as f:

@@ -112,11 +112,12 @@ TEST_F(Cli, HelpAndVersion) {
     const Result bench = sluice("bench --help");
     EXPECT_EQ(bench.exit_code, 0) << bench.output;
     for (const char* part :
-         {"--steps", "=100", "--modules", "--csv", "--interaction", "--corrector", "--end-time",
-          "--from-state", "--output-interval", "--compressor"})
+         {"--steps", "=100", "--warmup", "=5", "--modules", "--csv", "--interaction", "--corrector",
+          "--end-time", "--from-state", "--output-interval", "--compressor", "--balance-interval"})
         EXPECT_TRUE(contains(bench.output, part)) << part << " missing in:\n" << bench.output;
-    for (const char* part : {"--compressor lz4|zlib|none", "--compression-level", "--fields",
-                             "--boundary-output every|first", "--writers", "--output-interval"})
+    for (const char* part :
+         {"--compressor lz4|zlib|none", "--compression-level", "--fields",
+          "--boundary-output every|first", "--writers", "--output-interval", "--balance-interval"})
         EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
     EXPECT_EQ(sluice("check --help").exit_code, 0);
     Result version = sluice("--version");
@@ -173,6 +174,8 @@ TEST_F(Cli, BadCommandLinesExit2) {
          {"run small.xml --compressor gzip", "run small.xml --compression-level 0",
           "run small.xml --fields velocity,speed", "run small.xml --boundary-output never",
           "run small.xml --writers 0", "run small.xml --compressor none --compression-level 3",
+          "run small.xml --balance-interval -1", "bench small.xml --warmup -2",
+          "bench small.xml --warmup 1.5",
           "bench small.xml --backend cpu --end-time 0.01 --from-state out/small"}) {
         const Result r = sluice(args, dir_);
         EXPECT_EQ(r.exit_code, 2) << "sluice " << args << "\n" << r.output;
