@@ -189,6 +189,19 @@ void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step
     throw SimulationFailure(msg.str());
 }
 
+std::vector<double> work_since_balance(const Communicator& comm,
+                                       const double (&stage_seconds)[step_stage_count],
+                                       double& balanced_seconds) {
+    double work = 0.0;
+    for (const int stage : {construction, reorder, interaction, integration, checks})
+        work += stage_seconds[stage];
+    std::vector<double> seconds(static_cast<std::size_t>(comm.size()), 0.0);
+    seconds[static_cast<std::size_t>(comm.rank())] = work - balanced_seconds;
+    balanced_seconds = work;
+    comm.sum(seconds.data(), comm.size());
+    return seconds;
+}
+
 void combine_gauges(const Communicator& comm, const SlabDecomposition& slabs, int dimension,
                     const GaugeRequest& request, GaugeResponse& out) {
     std::vector<double> values;

@@ -4,6 +4,7 @@
 /// cut of the domain into slabs by estimated work, a checkpoint's cut, the work estimate itself,
 /// and the gauges combined over the processes. Host code.
 
+#include "backends/backend_common.h"
 #include "backends/simulation.h"
 #include "case/case_model.h"
 #include "case/particles.h"
@@ -79,6 +80,14 @@ SlabResume resume_slab(const Case& c, const SimulationState& piece, const SlabDe
 /// \throws SimulationFailure saying how far and what to change.
 void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
                               double dt, double speed, float& previous_speed, double acceleration);
+
+/// Load balancing's measured times (rebalanced_slabs' `seconds`): every process's own work since
+/// the last balance, its work stages (construction, reorder, interaction, integration, checks;
+/// not halo, migration or waiting, which are time spent on or for the others) less
+/// `balanced_seconds`, which becomes the new total. Collective.
+std::vector<double> work_since_balance(const Communicator& comm,
+                                       const double (&stage_seconds)[step_stage_count],
+                                       double& balanced_seconds);
 
 /// Every process's gauges from each one's part: a point's sums from the process whose slab
 /// holds it (its halo covers the point's neighbourhood), a front the farthest over them.

@@ -600,14 +600,8 @@ void CpuSimulation<D>::step() {
 template <int D>
 void CpuSimulation<D>::balance() {
     StageClock clock(stage_seconds_[waiting]);
-    // This process's own work since the last balance (waiting for others is not work).
-    double work = 0.0;
-    for (const int stage : {construction, reorder, interaction, integration, checks})
-        work += stage_seconds_[stage];
-    std::vector<double> seconds(static_cast<std::size_t>(comm_->size()), 0.0);
-    seconds[static_cast<std::size_t>(comm_->rank())] = work - balanced_seconds_;
-    balanced_seconds_ = work;
-    comm_->sum(seconds.data(), comm_->size());
+    const std::vector<double> seconds =
+        work_since_balance(*comm_, stage_seconds_, balanced_seconds_);
     // The estimated work per bin column along the axis (interaction_weights of the particles
     // each process owns; its halo completes their neighbourhoods), over every process.
     std::vector<double> work_per_bin(static_cast<std::size_t>(bin_columns(slabs_)), 0.0);
