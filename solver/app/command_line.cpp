@@ -137,6 +137,24 @@ Options parse_options(int argc, char** argv) {
             ->type_name("N");
     };
 
+    int processes = 0, gpus = 0;
+    auto add_process_count = [&](CLI::App* command) {
+        CLI::Option* p =
+            command
+                ->add_option("--processes", processes,
+                             "split the case over N processes of this host: starts them through "
+                             "Open MPI's mpirun, as 'mpirun -np N sluice ...' would")
+                ->check(CLI::PositiveNumber.description(""))
+                ->type_name("N");
+        command
+            ->add_option("--gpus", gpus,
+                         "split the case over N GPUs of this host, one process each (--processes "
+                         "N with the CUDA backend)")
+            ->check(CLI::PositiveNumber.description(""))
+            ->excludes(p)
+            ->type_name("N");
+    };
+
     double output_interval = 0.0;
     std::string compressor, fields, boundary_output;
     int compression_level = 0;
@@ -187,6 +205,7 @@ Options parse_options(int argc, char** argv) {
     add_case_overrides(run);
     add_output_options(run);
     add_balance_interval(run);
+    add_process_count(run);
     double checkpoint_interval = 0.0;
     std::string restart_dir;
     run->add_option("--checkpoint-interval", checkpoint_interval,
@@ -249,6 +268,7 @@ Options parse_options(int argc, char** argv) {
     add_dp(bench);
     add_backend(bench);
     add_balance_interval(bench);
+    add_process_count(bench);
     bench
         ->add_option("--end-time", end_time,
                      "develop the flow to this simulated time in s first (untimed, with the "
@@ -356,6 +376,14 @@ Options parse_options(int argc, char** argv) {
         o.writers = writers;
     if (given("--balance-interval"))
         o.balance_interval = balance_interval;
+    if (given("--processes"))
+        o.processes = processes;
+    if (given("--gpus")) {
+        o.processes = gpus;
+        o.gpus = true;
+        if (!given("--backend"))
+            backend_name = "cuda";
+    }
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
     o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
     o.rebuild_for_corrector = corrector == "rebuild";

@@ -57,6 +57,10 @@ struct Options {
     std::optional<bool> boundary_only_first;
     std::optional<unsigned> writers;
     std::optional<int> balance_interval; ///< run, bench: overrides <run balanceInterval>
+    /// run, bench: start this many processes through mpirun (spawn_processes); `gpus`: given as
+    /// --gpus (one GPU each, the CUDA backend) rather than --processes.
+    std::optional<int> processes;
+    bool gpus = false;
     Backend backend = cuda_device_available() ? Backend::cuda : Backend::cpu;
     // bench
     int steps = 100;
@@ -83,5 +87,14 @@ int run_command(const Options& o);   ///< run_command.cpp
 int check_command(const Options& o); ///< check_command.cpp
 int bench_command(const Options& o); ///< bench_command.cpp
 int tune_command(const Options& o);  ///< tune_command.cpp
+
+/// `--processes N` / `--gpus N` (N ≥ 2): replaces this process by `mpirun -np N --bind-to none`
+/// running this program with the same arguments less that option (and with --gpus,
+/// `--backend cuda`), so that its exit code is the run's; OMP_NUM_THREADS, unless set, becomes
+/// each process's share of the host's cores. Checks first that this process is not
+/// itself under mpirun and, for --gpus, that the host has N GPUs. Returns only by throwing.
+/// 	hrows UsageError (under mpirun; --gpus with --backend cpu), BackendUnavailable (too few
+///         GPUs; mpirun not found).
+[[noreturn]] void spawn_processes(const Options& o, int argc, char** argv, bool under_mpirun);
 
 } // namespace sluice

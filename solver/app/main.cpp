@@ -24,6 +24,8 @@ int run(int argc, char** argv, const MpiSession& mpi) {
         several ? "sluice[process " + std::to_string(mpi.rank()) + "]: " : "sluice: ";
     try {
         const Options o = parse_options(argc, argv);
+        if (o.processes && (*o.processes > 1 || mpi.active()))
+            spawn_processes(o, argc, argv, mpi.active());
         if (several && o.command != "run" && o.command != "bench")
             throw UsageError("'sluice " + o.command +
                                  "' runs in one process; start it without mpirun (only 'sluice "

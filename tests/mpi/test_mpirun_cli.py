@@ -4,7 +4,7 @@ unstable stops on every process at the same step with exit code 3 and leaves the
 as pieces named by one .pvtp; Ctrl-C (SIGINT to mpirun, which passes it on) stops every process at the
 same step with a last snapshot and a checkpoint per process, and `--restart`
 continues it with the same number of processes; `sluice bench` reports every process's time
-split. Exits 77 (ctest: skipped) without mpirun."""
+split; `--processes N` starts the processes itself. Exits 77 (ctest: skipped) without mpirun."""
 import json
 import os
 import shutil
@@ -145,6 +145,29 @@ class MpirunCli(unittest.TestCase):
                            cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("leave out --end-time", r.stderr)
+
+    def test_processes_option_starts_them_through_mpirun(self):
+        self.write("short.xml", FAILING.replace('<physics densityMax="1.003"/>', "")
+                   .replace('endTime="1.0"', 'endTime="0.02"'))
+        r = subprocess.run([SLUICE, "run", "short.xml", "--processes", "2", "--backend", "cpu",
+                            "--out", "spawned"],
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("process 1:", r.stdout)
+        out = os.path.join(self.dir, "spawned")
+        for name in ("fails.pvd", "fails_0000.pvtp", "fails_0000_0.vtp", "fails_0000_1.vtp"):
+            self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+        # --gpus checks the host's GPUs first (none visible here), and neither option nests
+        # under mpirun.
+        r = subprocess.run([SLUICE, "run", "short.xml", "--gpus", "2"], cwd=self.dir,
+                           capture_output=True, text=True,
+                           env=dict(ENV, CUDA_VISIBLE_DEVICES=""), timeout=600)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--gpus 2: this host has 0 GPU(s)", r.stderr)
+        r = subprocess.run(mpirun("run", "short.xml", "--processes", "2", "--backend", "cpu"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("give it without mpirun", r.stderr)
 
 
 if __name__ == "__main__":
