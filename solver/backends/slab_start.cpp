@@ -11,7 +11,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 
 namespace sluice {
 
@@ -96,15 +95,6 @@ std::pair<double, double> slab_reach(const SlabDecomposition& slabs, int rank) {
     return {slabs.lower(rank) - reach, slabs.upper(rank) + reach};
 }
 
-template <int D>
-GridSpec<D> slab_grid(const GridSpec<D>& grid, const SlabDecomposition& slabs, int rank) {
-    std::array<double, D> lo, hi;
-    lo.fill(-HUGE_VAL);
-    hi.fill(HUGE_VAL);
-    std::tie(lo[slabs.axis], hi[slabs.axis]) = slab_reach(slabs, rank);
-    return covering_grid<D>(grid, lo, hi);
-}
-
 template std::vector<float> interaction_weights<2>(const std::vector<Vec<2>>&, const GridSpec<2>&);
 template std::vector<float> interaction_weights<3>(const std::vector<Vec<3>>&, const GridSpec<3>&);
 template GridSpec<2> work_grid<2>(const Case&, double);
@@ -113,8 +103,6 @@ template GridSpec<2> covering_grid<2>(const GridSpec<2>&, const std::array<doubl
                                       const std::array<double, 2>&);
 template GridSpec<3> covering_grid<3>(const GridSpec<3>&, const std::array<double, 3>&,
                                       const std::array<double, 3>&);
-template GridSpec<2> slab_grid<2>(const GridSpec<2>&, const SlabDecomposition&, int);
-template GridSpec<3> slab_grid<3>(const GridSpec<3>&, const SlabDecomposition&, int);
 
 namespace {
 

@@ -47,10 +47,6 @@ GridSpec<D> covering_grid(const GridSpec<D>& grid, const std::array<double, D>& 
 /// distribution left them); ±infinity past the domain's ends.
 std::pair<double, double> slab_reach(const SlabDecomposition& slabs, int rank);
 
-/// covering_grid of process `rank`'s slab_reach (the other axes whole): what it builds on.
-template <int D>
-GridSpec<D> slab_grid(const GridSpec<D>& grid, const SlabDecomposition& slabs, int rank);
-
 /// This process's start: its slab's particles of the generated set (ids global), the cut (along
 /// the neighbour grid's longest axis, faces on its bins, equal estimated work per slab) and the
 /// whole run's particle count. Every process computes the same cut, without communication.

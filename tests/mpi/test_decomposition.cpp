@@ -156,6 +156,26 @@ Case dambreak_3d(double dp) {
     return c;
 }
 
+/// Fluid thrown across the slab faces and out of the domain through its open right side, the
+/// faces moving under it (balancing every 10 steps).
+Case thrown_fluid_case() {
+    Case c = test::tank_case_2d(0.04, 1.2, 1.0, box(0.0, 0.0, 0.8, 0.6));
+    c.tank->faces = face_bottom | face_left;
+    c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
+    c.run.balance_interval = 10;
+    return c;
+}
+
+/// Gauge points along the dam break's floor, across every face, and three fronts.
+GaugeRequest gauges_across_faces(const Case& c) {
+    GaugeRequest request;
+    for (double x = 0.05; x < 4.0; x += 0.1)
+        request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
+    request.fronts = {{0, 1}, {2, 1}, {0, -1}};
+    request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
+    return request;
+}
+
 TEST(Decomposition, DamBreak2DMatchesOneProcess) {
     const auto comm = world();
     SKIP_WITHOUT_PROCESSES(comm);
@@ -190,10 +210,7 @@ TEST(Decomposition, VerletAndIndexLayoutsMatchOneProcess) {
 TEST(Decomposition, FluidCrossingFacesAndLeavingIsConserved) {
     const auto comm = world();
     SKIP_WITHOUT_PROCESSES(comm);
-    Case c = test::tank_case_2d(0.04, 1.2, 1.0, box(0.0, 0.0, 0.8, 0.6));
-    c.tank->faces = face_bottom | face_left; // open on the right: the fluid leaves there
-    c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
-    c.run.balance_interval = 10; // and the faces move under it
+    const Case c = thrown_fluid_case();
     // This test is about conservation; the dam breaks check agreement tightly. A free jet
     // amplifies rounding, most of all at the domain's edge, where a particle may leave a step
     // earlier or later and its neighbours then differ: two runs in one process whose sums differ
@@ -218,11 +235,7 @@ TEST(Decomposition, GaugesMatchOneProcess) {
     const Case c = test::dambreak_case(0.04);
     auto single = make_simulation(c, Backend::cpu);
     auto split = make_simulation(c, Backend::cpu, *comm);
-    GaugeRequest request;
-    for (double x = 0.05; x < 4.0; x += 0.1) // across every face
-        request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
-    request.fronts = {{0, 1}, {2, 1}, {0, -1}};
-    request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
+    const GaugeRequest request = gauges_across_faces(c);
     // At t = 0 (the halo exists before the first step) and after 120 steps.
     for (int k = 0; k < 120; ++k) {
         if (k == 0) {
@@ -347,11 +360,8 @@ TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {
 TEST(DecompositionCuda, FluidCrossingFacesAndLeavingIsConserved) {
     const auto comm = world();
     SKIP_WITHOUT_A_GPU_EACH(comm);
-    Case c = test::tank_case_2d(0.04, 1.2, 1.0, box(0.0, 0.0, 0.8, 0.6));
-    c.tank->faces = face_bottom | face_left;
-    c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
-    c.run.balance_interval = 10;
-    expect_split_run_agrees(*comm, c, 450, 0.6, "fluid thrown out", 50.0, Backend::cuda);
+    expect_split_run_agrees(*comm, thrown_fluid_case(), 450, 0.6, "fluid thrown out", 50.0,
+                            Backend::cuda);
 }
 
 TEST(DecompositionCuda, GaugesMatchOneProcess) {
@@ -360,11 +370,7 @@ TEST(DecompositionCuda, GaugesMatchOneProcess) {
     const Case c = test::dambreak_case(0.04);
     auto single = make_simulation(c, Backend::cpu);
     auto split = make_simulation(c, Backend::cuda, *comm);
-    GaugeRequest request;
-    for (double x = 0.05; x < 4.0; x += 0.1)
-        request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
-    request.fronts = {{0, 1}, {2, 1}, {0, -1}};
-    request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
+    const GaugeRequest request = gauges_across_faces(c);
     for (int k = 0; k <= 120; ++k) {
         if (k == 0 || k == 120) {
             const GaugeResponse a = single->sample_gauges(request);

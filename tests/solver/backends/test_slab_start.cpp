@@ -1,7 +1,7 @@
 // The part of the neighbour grid a build uses (backends/slab_start.h): covering_grid, the bins
-// of the domain's grid around the particles' box (the CUDA backend's builds), and slab_grid, a
-// process's slab with everything its particles reach in a step, clipped to the domain's grid,
-// and nothing of the other slabs beyond that.
+// of the domain's grid around the particles' box, and with slab_reach a process's slab with
+// everything its particles reach in a step, clipped to the domain's grid, and nothing of the
+// other slabs beyond that.
 
 #include "backends/slab_start.h"
 
@@ -14,6 +14,19 @@
 using namespace sluice;
 
 namespace {
+
+/// What a process of a run over several GPUs builds on when its particles' box is the whole
+/// space (CudaSimulation::cover): covering_grid of its slab_reach along the slab axis.
+template <int D>
+GridSpec<D> slab_grid(const GridSpec<D>& grid, const SlabDecomposition& slabs, int rank) {
+    std::array<double, D> lo, hi;
+    lo.fill(-HUGE_VAL);
+    hi.fill(HUGE_VAL);
+    const auto [lower, upper] = slab_reach(slabs, rank);
+    lo[slabs.axis] = lower;
+    hi[slabs.axis] = upper;
+    return covering_grid<D>(grid, lo, hi);
+}
 
 TEST(SlabGrid, CoversTheSlabAndItsReachAndNoMore) {
     // 2 m along x in bins of 0.025 m (R = 0.1 m, bin width 1/4): 80 columns, and one more
