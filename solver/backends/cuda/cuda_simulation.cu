@@ -555,13 +555,8 @@ constexpr double boundary_work_share = 0.3;
 template <int D>
 void CudaSimulation<D>::balance() {
     const auto started = std::chrono::steady_clock::now();
-    double work = 0.0;
-    for (const Stage s : {construction, reorder, interaction, integration, checks})
-        work += stage_seconds_[s];
-    std::vector<double> seconds(static_cast<std::size_t>(comm_->size()), 0.0);
-    seconds[static_cast<std::size_t>(comm_->rank())] = work - balanced_seconds_;
-    balanced_seconds_ = work;
-    comm_->sum(seconds.data(), comm_->size());
+    const std::vector<double> seconds =
+        work_since_balance(*comm_, stage_seconds_, balanced_seconds_);
     // Owned particles per bin column (integer counts: the same sums in any order), over every
     // process: each column's estimated work.
     const auto columns = static_cast<std::uint32_t>(bin_columns(slabs_));
