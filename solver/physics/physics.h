@@ -53,21 +53,24 @@ SLUICE_HD SLUICE_INLINE float tait_density(const FluidConstants& c, float p) {
 /// Molteni & Colagrossi (2009) density diffusion, one pair (Crespo et al. 2015 eq. 14):
 /// \f$2\delta h c_0 (\rho_j - \rho_i)\, \frac{\mathbf r_{ji}\cdot\nabla_i W_{ij}}{r^2+\eta^2}
 /// \frac{m_j}{\rho_j}\f$, written with r_ji·∇_iW = −r²F. Positive when j is denser: it
-/// diffuses density, like an SPH Laplacian (Brookshaw 1985).
+/// diffuses density, like an SPH Laplacian (Brookshaw 1985). inv_rr2 = 1/(r² + η²), which the
+/// pair computes once for this term, μ_ij and the laminar term.
 SLUICE_HD SLUICE_INLINE float density_diffusion_molteni2009(const FluidConstants& c, float drho_ji,
-                                                            float fac, float r2, float rho_j) {
-    return c.ddt_coef * drho_ji * (-fac * r2 / (r2 + c.eta2)) * c.mass / rho_j;
+                                                            float fac, float r2, float inv_rr2,
+                                                            float rho_j) {
+    return c.ddt_coef * drho_ji * (-fac * r2 * inv_rr2) * (c.mass / rho_j);
 }
 
 /// Fourtakas et al. (2019, Comp. Fluids 190) diffuse only the dynamic part of the density: the
 /// hydrostatic difference \f$\rho^H_{ji} = \rho_0[(1 + \rho_0 g (z_i - z_j)/B)^{1/\gamma} - 1]\f$
 /// (Tait inverted for p = ρ0·g·(z_i − z_j)) is taken off ρ_j − ρ_i before the Molteni term.
-/// dz_ij = z_i − z_j (m).
+/// dz_ij = z_i − z_j (m); inv_rr2 = 1/(r² + η²).
 SLUICE_HD SLUICE_INLINE float density_diffusion_fourtakas2019(const FluidConstants& c,
                                                               float drho_ji, float dz_ij, float fac,
-                                                              float r2, float rho_j) {
+                                                              float r2, float inv_rr2,
+                                                              float rho_j) {
     const float rho_h_ji = c.rho0 * (powf(1.0f + c.hydro_coef * dz_ij, c.inv_gamma) - 1.0f);
-    return density_diffusion_molteni2009(c, drho_ji - rho_h_ji, fac, r2, rho_j);
+    return density_diffusion_molteni2009(c, drho_ji - rho_h_ji, fac, r2, inv_rr2, rho_j);
 }
 
 /// Monaghan (1992) artificial viscosity Π_ij (m⁵/(kg·s²), the same units as p/ρ²):
@@ -82,11 +85,42 @@ SLUICE_HD SLUICE_INLINE float viscosity_monaghan1992(const FluidConstants& c, fl
 
 /// Lo & Shao (2002) laminar viscosity, the factor of v_ij in dv_i/dt (1/s):
 /// \f$\frac{4\nu\, m_j\, \mathbf r_{ij}\cdot\nabla_i W_{ij}}{(\rho_i+\rho_j)(r^2+\eta^2)}\f$
-/// (Crespo et al. 2015 eq. 10, with ν0 = ν).
+/// (Crespo et al. 2015 eq. 10, with ν0 = ν); inv_rr2 = 1/(r² + η²).
 SLUICE_HD SLUICE_INLINE float viscosity_lo_shao2002(const FluidConstants& c, float fac, float r2,
-                                                    float rho_i, float rho_j) {
-    return 4.0f * c.nu * c.mass * (r2 * fac) / ((rho_i + rho_j) * (r2 + c.eta2));
+                                                    float inv_rr2, float rho_i, float rho_j) {
+    return 4.0f * c.nu * c.mass * (r2 * fac * inv_rr2) / (rho_i + rho_j);
 }
+
+/// Which viscosity and density diffusion the pair terms take: RuntimeModel reads them from
+/// FluidConstants at every pair (any case); FixedModel<V, Dd> fixes them at compile time, so the
+/// other models' code leaves the loop. On the H100 the interaction pass of the default physics
+/// (Monaghan viscosity, Molteni diffusion) took 8 % less time with it (solver/BENCHMARK.md); the
+/// sums are the same operations in the same order. DualSPHysics templates its interaction on
+/// the same choices (Domínguez et al. 2022 §3).
+struct RuntimeModel {
+    SLUICE_HD SLUICE_INLINE static ViscosityModel viscosity(const FluidConstants& c) {
+        return c.viscosity;
+    }
+    SLUICE_HD SLUICE_INLINE static DensityDiffusion diffusion(const FluidConstants& c) {
+        return c.diffusion;
+    }
+};
+
+template <ViscosityModel V, DensityDiffusion Dd>
+struct FixedModel {
+    SLUICE_HD SLUICE_INLINE static constexpr ViscosityModel viscosity(const FluidConstants&) {
+        return V;
+    }
+    SLUICE_HD SLUICE_INLINE static constexpr DensityDiffusion diffusion(const FluidConstants&) {
+        return Dd;
+    }
+    /// Whether a case's constants are this model's.
+    static bool matches(const FluidConstants& c) { return c.viscosity == V && c.diffusion == Dd; }
+};
+
+/// DualSPHysics's default physics, and the shipped 3D cases'.
+using MonaghanMolteniModel =
+    FixedModel<ViscosityModel::artificial_monaghan1992, DensityDiffusion::molteni2009>;
 
 /// Neighbour j as the pair terms see it.
 template <int D>
@@ -132,8 +166,9 @@ struct Derivatives {
 /// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum.
 /// The visitor sees only true neighbours (r < 2h) including i itself (r = 0, adds nothing).
 /// ParticlesT is the particle layout: ParticlesView<D> (CPU, arrays of each quantity) or the
-/// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j).
-template <int D, class KernelT, class ParticlesT = ParticlesView<D>>
+/// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j). ModelT:
+/// RuntimeModel, or a FixedModel that matches c.
+template <int D, class KernelT, class ParticlesT = ParticlesView<D>, class ModelT = RuntimeModel>
 struct InteractionVisitor {
     ParticlesT particles;
     KernelT kernel;
@@ -151,8 +186,8 @@ struct InteractionVisitor {
         const NeighbourMotion<D> mj = particles.motion(j);
         const Vec<D> vij = vel_i - mj.velocity;
         const float vr = dot(vij, rij);
-        const float rr2 = r2 + c.eta2;
-        const float mu_ij = c.h * vr / rr2;
+        const float inv_rr2 = 1.0f / (r2 + c.eta2); // one division for every term below
+        const float mu_ij = c.h * vr * inv_rr2;
         sum.mu_max = fmaxf(sum.mu_max, fabsf(mu_ij));
         // Continuity: m_j v_ij·∇W = m_j (v_ij·r_ij) F.
         sum.density_rate += c.mass * vr * fac;
@@ -160,19 +195,21 @@ struct InteractionVisitor {
             return;
 
         const float rho_j = mj.density;
-        if (c.diffusion != DensityDiffusion::none && mj.fluid) {
+        const DensityDiffusion diffusion = ModelT::diffusion(c);
+        if (diffusion != DensityDiffusion::none && mj.fluid) {
             const float drho_ji = rho_j - rho_i;
             sum.density_rate +=
-                c.diffusion == DensityDiffusion::molteni2009
-                    ? density_diffusion_molteni2009(c, drho_ji, fac, r2, rho_j)
-                    : density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2, rho_j);
+                diffusion == DensityDiffusion::molteni2009
+                    ? density_diffusion_molteni2009(c, drho_ji, fac, r2, inv_rr2, rho_j)
+                    : density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2, inv_rr2,
+                                                      rho_j);
         }
 
         float pair = p_rho2_i + particles.p_rho2(j, rho_j);
-        if (c.viscosity == ViscosityModel::artificial_monaghan1992)
+        if (ModelT::viscosity(c) == ViscosityModel::artificial_monaghan1992)
             pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
         else
-            sum.acceleration += viscosity_lo_shao2002(c, fac, r2, rho_i, rho_j) * vij;
+            sum.acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_i, rho_j) * vij;
         sum.acceleration -= (c.mass * pair * fac) * rij;
     }
 

@@ -372,12 +372,21 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction == CudaInteraction::direct) {
-        interaction_kernel<QueryT, ViewT, KernelT, 0><<<blocks, interaction_block, 0, stream_>>>(
-            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(), d_tags());
+        // The default physics with its models fixed at compile time (physics.h), else any.
+        if (MonaghanMolteniModel::matches(fluid_))
+            interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel>
+                <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
+                                                            derivatives_.get(), scalars_.get(),
+                                                            d_tags());
+        else
+            interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel>
+                <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
+                                                            derivatives_.get(), scalars_.get(),
+                                                            d_tags());
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
-        auto* function = &interaction_kernel<QueryT, ViewT, KernelT, capacity>;
+        auto* function = &interaction_kernel<QueryT, ViewT, KernelT, capacity, RuntimeModel>;
         // Above 48 KB of shared memory (queue + CUB's storage) a kernel must opt in; once per
         // instantiation.
         static const bool configured = [function] {

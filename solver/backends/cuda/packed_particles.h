@@ -200,33 +200,35 @@ struct PackedParticlesView {
 
 /// InteractionVisitor (physics.h) over the packed layout: the same pair terms, read through
 /// PackedParticlesView (test_packed_particles.cpp checks that both layouts agree bit for bit).
-template <int D, class KernelT>
-using PackedInteractionVisitor = InteractionVisitor<D, KernelT, PackedParticlesView<D>>;
+template <int D, class KernelT, class ModelT = RuntimeModel>
+using PackedInteractionVisitor = InteractionVisitor<D, KernelT, PackedParticlesView<D>, ModelT>;
 
 /// The visitor for bin-order particle i, before any neighbour.
-template <int D, class KernelT>
-SLUICE_HD SLUICE_INLINE PackedInteractionVisitor<D, KernelT>
+template <int D, class KernelT, class ModelT = RuntimeModel>
+SLUICE_HD SLUICE_INLINE PackedInteractionVisitor<D, KernelT, ModelT>
 make_packed_visitor(const PackedParticlesView<D>& particles, const KernelT& kernel,
                     const FluidConstants& c, const Vec<D>& position_i, const Float4& motion_i) {
     const float signed_rho = motion_signed_density<D>(motion_i);
-    return PackedInteractionVisitor<D, KernelT>{particles,
-                                                kernel,
-                                                c,
-                                                motion_velocity<D>(motion_i),
-                                                decode_density(signed_rho),
-                                                packed_p_rho2(position_i, motion_i),
-                                                decode_type(signed_rho) == ParticleType::fluid};
+    return PackedInteractionVisitor<D, KernelT, ModelT>{particles,
+                                                        kernel,
+                                                        c,
+                                                        motion_velocity<D>(motion_i),
+                                                        decode_density(signed_rho),
+                                                        packed_p_rho2(position_i, motion_i),
+                                                        decode_type(signed_rho) ==
+                                                            ParticleType::fluid};
 }
 
 /// interact_particle (physics.h) over the packed layout: one neighbour query, all derivatives of
-/// particle i (the view's index).
-template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
+/// particle i (the view's index), with the pair terms' model ModelT (physics.h).
+template <class QueryT, class ModelT = RuntimeModel, class ViewT, class KernelT,
+          int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE Derivatives<D>
 interact_packed_particle(const ViewT& view, const PackedParticlesView<D>& particles,
                          const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
     const Vec<D> x = detail::load_position(view.positions + i);
-    PackedInteractionVisitor<D, KernelT> visitor =
-        make_packed_visitor(particles, kernel, c, x, detail::load_motion(particles.motions + i));
+    PackedInteractionVisitor<D, KernelT, ModelT> visitor = make_packed_visitor<D, KernelT, ModelT>(
+        particles, kernel, c, x, detail::load_motion(particles.motions + i));
     for_each_neighbour<QueryT>(view, x, visitor);
     return visitor.result();
 }

@@ -173,8 +173,10 @@ struct NeighbourQueue {
 /// max on their bit patterns (non-negative floats order like their bits).
 /// QueueT = 0: direct visitor; else the queued one with QueueT entries per thread in dynamic
 /// shared memory. `halo` (several GPUs, else null): per particle, nonzero for a halo copy, which
-/// gets no derivatives (its owner computes them) and stays out of the maxima.
-template <class QueryT, class ViewT, class KernelT, int QueueT, int D = ViewT::dimension>
+/// gets no derivatives (its owner computes them) and stays out of the maxima. ModelT: the pair
+/// terms' viscosity and diffusion (physics.h), RuntimeModel or a FixedModel matching c.
+template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT,
+          int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                        FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
@@ -190,15 +192,16 @@ __global__ void __launch_bounds__(interaction_block)
     if (binned && tags != nullptr && is_halo(tags[i])) {
         derivatives[i] = Float4{};
     } else if (binned) {
-        PackedInteractionVisitor<D, KernelT> pair = make_packed_visitor(
+        using Visitor = PackedInteractionVisitor<D, KernelT, ModelT>;
+        Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
         if constexpr (QueueT == 0) {
             for_each_neighbour<QueryT>(view, x, pair);
             d = pair.result();
         } else {
-            NeighbourQueue<D, PackedInteractionVisitor<D, KernelT>, QueueT> queue{
-                queue_storage + threadIdx.x, x, view.positions, pair};
+            NeighbourQueue<D, Visitor, QueueT> queue{queue_storage + threadIdx.x, x, view.positions,
+                                                     pair};
             for_each_neighbour<QueryT>(view, x, queue);
             queue.drain();
             d = queue.pair.result();
