@@ -265,6 +265,15 @@ Options parse_options(int argc, char** argv) {
         ->check(CLI::IsMember({"reuse", "rebuild"}).description(""))
         ->capture_default_str()
         ->type_name("reuse|rebuild");
+    std::string dry_walls = "skip";
+    bench
+        ->add_option("--dry-walls", dry_walls,
+                     "CUDA, symplectic, reorder layout, the default physics: skip wall particles "
+                     "that no fluid particle can have reached since they were last found dry "
+                     "(exact), or compute them in every pass")
+        ->check(CLI::IsMember({"skip", "compute"}).description(""))
+        ->capture_default_str()
+        ->type_name("skip|compute");
     add_dp(bench);
     add_backend(bench);
     add_balance_interval(bench);
@@ -387,6 +396,7 @@ Options parse_options(int argc, char** argv) {
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
     o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
     o.rebuild_for_corrector = corrector == "rebuild";
+    o.compute_dry_walls = dry_walls == "compute";
     return o;
 }
 

@@ -69,6 +69,7 @@ struct Options {
     std::string csv;
     CudaInteraction interaction = CudaInteraction::direct;
     bool rebuild_for_corrector = false; ///< bench --corrector rebuild (CUDA backend)
+    bool compute_dry_walls = false;     ///< bench --dry-walls compute (CUDA backend)
     bool bench_gauges = false;
 };
 

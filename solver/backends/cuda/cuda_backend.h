@@ -87,6 +87,17 @@ struct CudaOptions {
     /// predictor's largest move as its skin (query.h). Both are exact; the reuse saves a
     /// construction and a reorder per step.
     bool rebuild_for_corrector = false;
+    /// One process, symplectic scheme, reorder layout, the default physics (Monaghan viscosity,
+    /// Molteni diffusion), walls at rest, a traversal in bin order: a wall particle with no fluid
+    /// particle within R has zero derivatives (walls do not move, so every other pair term
+    /// vanishes), and stays so while the fluid has not moved further than its distance to the
+    /// nearest fluid particle less R. In the build pass, a warp of wall particles with one whose certificate
+    /// ran out looks for fluid up to R + R/3; each found dry gets zero derivatives and no query
+    /// until the fluid's accumulated largest move (√3 × the largest move along an axis, per
+    /// step) reaches its distance to the nearest fluid less R; a warp whose particles are all
+    /// certified skips. Exact: a skipped particle's query would sum +0 (with false the state
+    /// differs only by the rounding of the certifying pass's code, tested).
+    bool skip_dry_walls = true;
 };
 
 /// A Simulation on the GPU, with what benchmarks and tests need beyond the common interface.
@@ -101,6 +112,9 @@ public:
     /// current state, indexed by id, found by this simulation's neighbour module inside the
     /// solver; 0 for excluded particles. Diagnostic (allocates).
     virtual std::vector<std::uint32_t> neighbour_counts() = 0;
+    /// Wall particles that the last build pass found dry and that are still certified so
+    /// (CudaOptions::skip_dry_walls; 0 when off). Diagnostic (copies from the device).
+    virtual std::uint32_t dry_wall_count() const = 0;
 };
 
 /// Generates the particles of the case and returns the CUDA simulation at t = 0.

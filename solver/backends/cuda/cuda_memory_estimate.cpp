@@ -29,6 +29,11 @@ double device_bytes_per_particle(const Case& c) {
     bytes += linked ? word : vec + 2 * word + (radix ? 4 * word : 0);
     // Two snapshot slots: staging copies of position, motion and id.
     bytes += 2 * (vec + float4 + word);
+    // Dry wall particles (CudaOptions::skip_dry_walls, the default physics, symplectic,
+    // reorder): the travel until each must be computed again, double-buffered.
+    if (symplectic && !index && c.physics.viscosity == ViscosityKind::artificial &&
+        c.physics.diffusion == DensityDiffusionKind::molteni)
+        bytes += 2 * word;
     return bytes;
 }
 

@@ -16,6 +16,7 @@
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -92,12 +93,16 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     std::vector<std::uint32_t> id(n_);
     std::vector<float> density(n_);
     std::uint32_t outside = 0, first_outside = 0;
+    bool walls_at_rest = true; // dry wall particles are exact only then (DryWalls)
     for (std::uint32_t k = 0; k < n_; ++k) {
         const std::uint32_t i = order[k];
         const Vec<D> x = from_array3<D>(state.position[i]);
         if (!grid_.contains(x) && outside++ == 0)
             first_outside = i;
         velocity[k] = from_array3<D>(state.velocity[i]);
+        if (state.type[i] != ParticleType::fluid)
+            for (int a = 0; a < D; ++a)
+                walls_at_rest = walls_at_rest && velocity[k][a] == 0.0f;
         id[k] = state.id[i];
         density[k] = state.density[i];
         pack_particle<D>(fluid_, x, velocity[k], state.density[i], state.type[i], position[k],
@@ -172,6 +177,21 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         nccl_ = std::make_unique<NcclComm>(*comm_);
     }
     host_scalars_.allocate(1);
+    dry_walls_ = options_.skip_dry_walls && symplectic && layout_ == Layout::reorder && !comm_ &&
+                 walls_at_rest && MonaghanMolteniModel::matches(fluid_) &&
+                 options_.interaction == CudaInteraction::direct;
+    if (dry_walls_) {
+        for (DeviceArray<float>& until : dry_until_) {
+            until.allocate(capacity_, account_);
+            SLUICE_CUDA_CHECK(
+                cudaMemsetAsync(until.get(), 0, capacity_ * sizeof(float), stream_)); // not dry
+        }
+        travel_.allocate(1, account_);
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(travel_.get(), 0, sizeof(double), stream_));
+        // One bin at bin width 1/3: the build pass's widened query visits a few more rows, and
+        // a wall particle with no fluid that near is looked at again after about 25 steps.
+        dry_margin_ = radius_ / 3.0f;
+    }
     if (layout_ == Layout::index) {
         SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
             nullptr, partition_temp_bytes_, static_cast<const std::uint32_t*>(nullptr),
@@ -257,6 +277,11 @@ void CudaSimulation<D>::rebuild() {
                    GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
                    GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
                    GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()});
+        else if (dry_walls_)
+            gather(stream_, builder_.d_permutation(), n_,
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+                   GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
         else
             gather(stream_, builder_.d_permutation(), n_,
                    GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
@@ -371,18 +396,28 @@ template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
+    DryWalls dry;
+    if (dry_walls_ && dry_pass_ != 0) { // the default physics' direct pass (constructor)
+        dry.until = dry_until_[current_].get();
+        dry.travel = travel_.get();
+        dry.pass_skin = dry_pass_ == 2 ? &scalars_.get()->predictor_skin : nullptr;
+        dry.margin = dry_margin_;
+        dry.reach = radius_ + dry_margin_;
+        dry.reach2 = dry.reach * dry.reach;
+        dry.retry_wet = steps_ % 16 == 0;
+    }
     if (options_.interaction == CudaInteraction::direct) {
         // The default physics with its models fixed at compile time (physics.h), else any.
         if (MonaghanMolteniModel::matches(fluid_))
             interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel>
                 <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
                                                             derivatives_.get(), scalars_.get(),
-                                                            d_tags());
+                                                            d_tags(), dry);
         else
             interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel>
                 <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
                                                             derivatives_.get(), scalars_.get(),
-                                                            d_tags());
+                                                            d_tags(), DryWalls{});
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
@@ -396,7 +431,8 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         }();
         (void)configured;
         function<<<blocks, interaction_block, shared, stream_>>>(
-            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(), d_tags());
+            view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(), d_tags(),
+            DryWalls{});
     }
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -425,15 +461,17 @@ void CudaSimulation<D>::step() {
         // Predictor with the derivatives of state n, then a corrector with those of n+½, on the
         // predictor's neighbour structure (reorder layout) or on a new one.
         const bool reused = reuse_for_corrector();
+        const bool skins = reused || dry_walls_; // the largest moves: skins, the fluid's travel
         StepScalars* const scalars = scalars_.get();
         rebuild();
+        dry_pass_ = 1;
         interact();
         time_step_kernel<<<1, 1, 0, stream_>>>(fluid_, cfl_, scalars);
         SLUICE_CUDA_CHECK_LAUNCH();
         predict_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
-            fluid_, scalars, reused ? &scalars->predictor_skin : nullptr);
+            fluid_, scalars, skins ? &scalars->predictor_skin : nullptr);
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         mark(integration);
@@ -447,11 +485,13 @@ void CudaSimulation<D>::step() {
             reuse_view(&scalars->predictor_skin);
         else
             rebuild();
+        dry_pass_ = 2;
         interact();
+        dry_pass_ = 0;
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
-            fluid_, density_min_, density_max_, scalars, reused ? &scalars->step_skin : nullptr,
+            fluid_, density_min_, density_max_, scalars, skins ? &scalars->step_skin : nullptr,
             d_tags());
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
@@ -481,7 +521,8 @@ void CudaSimulation<D>::step() {
                 positions(), n_, grid_, interior_grid(grid_), build_grid_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
     }
-    finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get());
+    finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get(),
+                                             dry_walls_ ? travel_.get() : nullptr);
     SLUICE_CUDA_CHECK_LAUNCH();
     if (nccl_) { // failures, escapes, the largest speed and the box over every GPU
         mark(checks);
@@ -712,6 +753,16 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
     view_ready_ = false; // this view is not the state's order: a gauge sample rebuilds
     dispatch_neighbour_query<D>(query_, view_, LaunchCount<D>{this, counts.get()});
     return download(counts.get(), n_, stream_);
+}
+
+template <int D>
+std::uint32_t CudaSimulation<D>::dry_wall_count() const {
+    if (!dry_walls_)
+        return 0;
+    const std::vector<float> until = download(dry_until_[current_].get(), n_, stream_);
+    const std::vector<double> travel = download(travel_.get(), 1, stream_);
+    return static_cast<std::uint32_t>(std::count_if(
+        until.begin(), until.end(), [&](float u) { return static_cast<double>(u) > travel[0]; }));
 }
 
 template <int D>

@@ -72,6 +72,7 @@ public:
         return account_.allocations + builder_.allocation_count();
     }
     std::vector<std::uint32_t> neighbour_counts() override;
+    std::uint32_t dry_wall_count() const override;
     std::optional<SlabDecomposition> decomposition() const override {
         if (!comm_)
             return std::nullopt;
@@ -252,6 +253,18 @@ private:
     double balanced_seconds_ = 0.0;            ///< this process's work (s) at the last balance
     DeviceArray<std::uint32_t> column_counts_; ///< balance(): fluid, boundary per bin column
     float largest_speed_ = 0.0f; ///< m/s, owned fluid over every process, after the last step
+
+    // Dry wall particles (CudaOptions::skip_dry_walls; one process, symplectic, reorder, the
+    // default physics, walls at rest): per particle the fluid travel (m) below which it needs no
+    // query (DryWalls),
+    // with motion_/id_: current_; the travel itself, √3 × each step's
+    // largest move along an axis, summed (double, on the device); which pass interact() runs
+    // (1: the build pass, which computes and records; 2: the corrector's; 0: neither).
+    bool dry_walls_ = false;
+    DeviceArray<float> dry_until_[2];
+    DeviceArray<double> travel_;
+    float dry_margin_ = 0.0f; ///< m: how far beyond R the build pass looks for fluid
+    int dry_pass_ = 0;
 };
 
 } // namespace sluice::gpu

@@ -14,6 +14,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace sluice::gpu {
 
@@ -168,19 +169,91 @@ struct NeighbourQueue {
     }
 };
 
+/// What the interaction pass needs to skip dry wall particles (CudaOptions::skip_dry_walls);
+/// `until` null: skip none. A wall particle (DBC: at rest, as every other wall particle) has zero
+/// derivatives when no fluid particle lies within R: every pair term holds v_ij = 0. The fluid
+/// moved at most `travel` − (travel when it was looked at) since, √3 × the largest move along
+/// an axis per step bounding each step's move in space; in the corrector's pass, √3 × the
+/// predictor's largest move more (`pass_skin`).
+struct DryWalls {
+    /// Per particle: the travel below which it is dry; 0: look for fluid up to R + margin; −1:
+    /// wet, or dry by less than a quarter of the margin, at the last look.
+    float* until = nullptr;
+    const double* travel = nullptr;    ///< m, the fluid's accumulated largest move
+    const float* pass_skin = nullptr;  ///< the corrector's pass: the predictor's largest move
+    float margin = 0.0f;               ///< m: the build pass looks for fluid up to R + margin
+    float reach = 0.0f, reach2 = 0.0f; ///< R + margin and its square
+    /// The build pass looks wider at wet particles too (every few steps: a wall the splash
+    /// wetted for a while becomes dry again).
+    bool retry_wet = false;
+};
+
+/// √3 rounded up (the largest move in space over the largest along an axis, 3D).
+constexpr float root3_up = 1.7320511f;
+
+/// The fluid travel now: the build pass's, or the corrector pass's.
+__device__ __forceinline__ float dry_travel_now(const DryWalls& dry) {
+    const float travel = static_cast<float>(*dry.travel);
+    return dry.pass_skin ? travel + root3_up * *dry.pass_skin : travel;
+}
+
+/// A visitor for the build pass of a wall particle, over the query widened to R + margin: the
+/// pair terms for the candidates within R (the same test, order and sums as the plain query),
+/// and the nearest fluid candidate's r².
+template <int D, class PairT>
+struct NearestFluid {
+    PairT& pair;
+    const PackedParticlesView<D>& particles;
+    float radius2; ///< R², the plain query's
+    float nearest2 = 3.0e38f;
+
+    __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
+        if (r2 < radius2)
+            pair(j, rij, r2);
+        if (r2 < nearest2 && particles.motion(j).fluid)
+            nearest2 = r2;
+    }
+};
+
+/// The travel below which a wall particle at x, looked at now with its nearest fluid candidate
+/// at nearest2 (≥ reach2: none within R + margin), stays dry, less a slack for the float
+/// rounding of positions, distances and the travel; −1 (wet) when the fluid is within R, or so
+/// little beyond it that the particle would be looked at again within a few steps.
+template <int D>
+__device__ __forceinline__ float dry_until(const DryWalls& dry, float radius, float radius2,
+                                           float nearest2, float now, const Vec<D>& x) {
+    if (!(nearest2 >= radius2))
+        return -1.0f;
+    const float margin = nearest2 >= dry.reach2 ? dry.margin : sqrtf(nearest2) - radius;
+    float scale = now + dry.reach;
+    SLUICE_UNROLL
+    for (int k = 0; k < D; ++k)
+        scale += fabsf(x[k]);
+    const float slack = 64.0f * 1.1920929e-7f * scale; // 64 FLT_EPSILON of the magnitudes
+    return margin - slack > 0.25f * dry.margin ? now + (margin - slack) : -1.0f;
+}
+
 /// One interaction pass over the binned particles (load_if_binned): derivatives
 /// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
 /// max on their bit patterns (non-negative floats order like their bits).
 /// QueueT = 0: direct visitor; else the queued one with QueueT entries per thread in dynamic
 /// shared memory. `halo` (several GPUs, else null): per particle, nonzero for a halo copy, which
 /// gets no derivatives (its owner computes them) and stays out of the maxima. ModelT: the pair
-/// terms' viscosity and diffusion (physics.h), RuntimeModel or a FixedModel matching c.
+/// terms' viscosity and diffusion (physics.h), RuntimeModel or a FixedModel matching c. `dry`:
+/// dry wall particles (DryWalls), taken only by the default physics' direct pass over a reorder
+/// layout (the instantiations the backend enables it for).
 template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT,
           int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                        FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
-                       StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags) {
+                       StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags,
+                       DryWalls dry) {
+    // Traversals in bin order only: a widened block then visits the neighbours within R in the
+    // same order (a label order would change with the block's width), so the sums are the same.
+    constexpr bool dry_capable = QueueT == 0 && std::is_same_v<ModelT, MonaghanMolteniModel> &&
+                                 std::is_same_v<ViewT, NeighbourView<D>> &&
+                                 !detail::in_label_order<QueryT>;
     using BlockReduce = cub::BlockReduce<float, interaction_block>;
     __shared__ typename BlockReduce::TempStorage reduce_storage;
     extern __shared__ std::uint32_t queue_storage[];
@@ -189,14 +262,62 @@ __global__ void __launch_bounds__(interaction_block)
     float acceleration2 = 0.0f, mu = 0.0f;
     Vec<D> x;
     const bool binned = load_if_binned(view, i, n, x);
-    if (binned && tags != nullptr && is_halo(tags[i])) {
+    const bool halo = binned && tags != nullptr && is_halo(tags[i]);
+    // Dry walls, decided per warp (a warp runs as long as its slowest lane): a warp of wall
+    // particles (and idle lanes) skips when all of them are certified dry; else, in the build
+    // pass, when one of them was dry but its certificate ran out (or when retry_wet), all of
+    // them look up to R + margin and are certified anew (their expiries then coincide); any
+    // other warp runs the plain query.
+    int dry_case = 0; // 1: skip; 2: look wider and certify
+    float now = 0.0f;
+    if constexpr (dry_capable) {
+        if (dry.until != nullptr) { // the same for the whole grid
+            bool wall = false, certified = false, expired = false;
+            if (binned && !halo) {
+                wall = decode_type(motion_signed_density<D>(
+                           detail::load_motion(particles.motions + i))) == ParticleType::boundary;
+                if (wall) {
+                    now = dry_travel_now(dry);
+                    const float until = dry.until[i];
+                    certified = now < until;
+                    expired = !certified && (until >= 0.0f || dry.retry_wet);
+                }
+            }
+            // Every lane of the warp votes (the grid has whole warps; none has left).
+            const bool any_fluid = __any_sync(0xffffffffu, binned && !halo && !wall);
+            const bool any_uncertified = __any_sync(0xffffffffu, wall && !certified);
+            const bool any_expired = __any_sync(0xffffffffu, expired);
+            if (wall && !any_fluid) {
+                if (!any_uncertified)
+                    dry_case = 1;
+                else if (dry.pass_skin == nullptr && any_expired)
+                    dry_case = 2;
+            }
+        }
+    }
+    if (halo) {
         derivatives[i] = Float4{};
     } else if (binned) {
         using Visitor = PackedInteractionVisitor<D, KernelT, ModelT>;
         Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
-        if constexpr (QueueT == 0) {
+        if constexpr (dry_capable) {
+            if (dry_case == 2) {
+                ViewT wide = view;
+                wide.radius = dry.reach;
+                wide.radius2 = dry.reach2;
+                NearestFluid<D, Visitor> nearest{pair, particles, view.radius2};
+                for_each_neighbour<QueryT>(wide, x, nearest);
+                dry.until[i] =
+                    dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
+            }
+        }
+        if (dry_case == 1) {
+            d = Derivatives<D>{}; // what the query would sum: +0 everywhere
+        } else if (dry_case == 2) {
+            d = pair.result();
+        } else if constexpr (QueueT == 0) {
             for_each_neighbour<QueryT>(view, x, pair);
             d = pair.result();
         } else {
@@ -218,6 +339,13 @@ __global__ void __launch_bounds__(interaction_block)
         atomicMax(&scalars->acceleration_max2_bits, __float_as_uint(block_acceleration2));
         atomicMax(&scalars->mu_max_bits, __float_as_uint(block_mu));
     }
+}
+
+/// The fluid's travel (DryWalls) grows by the step's largest move in space: √3 × the larger of
+/// the predictor's and the corrector's largest move along an axis (both from state n).
+__device__ __forceinline__ void advance_travel(const StepScalars& scalars, double& travel) {
+    const float move = fmaxf(scalars.predictor_skin, scalars.step_skin);
+    travel += static_cast<double>(root3_up) * static_cast<double>(move);
 }
 
 /// dt from the pass's reductions (integrators.h time_step, as the CPU backend computes it).
@@ -441,8 +569,12 @@ __global__ void __launch_bounds__(block_size)
     inside[i] = grid.contains(detail::load_position(positions + i)) ? 1 : 0;
 }
 
-static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars) {
+/// The step's last scalars: the build's count and (travel not null) the fluid's travel.
+static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars,
+                                          double* travel) {
     scalars->binned = *binned;
+    if (travel != nullptr)
+        advance_travel(*scalars, *travel);
 }
 
 struct CountingVisitor {
