@@ -375,9 +375,10 @@ WithKernel<FnT, KernelsT> with_kernel(FnT fn, const KernelsT& kernels) {
 template <int D>
 struct LaunchInteraction {
     CudaSimulation<D>* simulation;
+    DryWalls dry;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_interaction<QueryT>(view, kernel);
+        simulation->template launch_interaction<QueryT>(view, kernel, dry);
     }
 };
 
@@ -393,19 +394,10 @@ struct LaunchCount {
 
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
-void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel) {
+void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel,
+                                           const DryWalls& dry) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
-    DryWalls dry;
-    if (dry_walls_ && dry_pass_ != 0) { // the default physics' direct pass (constructor)
-        dry.until = dry_until_[current_].get();
-        dry.travel = travel_.get();
-        dry.pass_skin = dry_pass_ == 2 ? &scalars_.get()->predictor_skin : nullptr;
-        dry.margin = dry_margin_;
-        dry.reach = radius_ + dry_margin_;
-        dry.reach2 = dry.reach * dry.reach;
-        dry.retry_wet = steps_ % 16 == 0;
-    }
     if (options_.interaction == CudaInteraction::direct) {
         // The default physics with its models fixed at compile time (physics.h), else any.
         if (MonaghanMolteniModel::matches(fluid_))
@@ -438,8 +430,19 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
 }
 
 template <int D>
-void CudaSimulation<D>::interact() {
-    dispatch_neighbour_query<D>(query_, view_, with_kernel(LaunchInteraction<D>{this}, kernel_));
+void CudaSimulation<D>::interact(Pass pass) {
+    DryWalls dry;
+    if (dry_walls_ && pass != Pass::other) { // the default physics' direct pass (constructor)
+        dry.until = dry_until_[current_].get();
+        dry.travel = travel_.get();
+        dry.pass_skin = pass == Pass::corrector ? &scalars_.get()->predictor_skin : nullptr;
+        dry.margin = dry_margin_;
+        dry.reach = radius_ + dry_margin_;
+        dry.reach2 = dry.reach * dry.reach;
+        dry.retry_wet = steps_ % 16 == 0;
+    }
+    dispatch_neighbour_query<D>(query_, view_,
+                                with_kernel(LaunchInteraction<D>{this, dry}, kernel_));
     mark(interaction);
     if (nccl_) { // the pass's maxima over every GPU (float bits of non-negative floats)
         nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);
@@ -464,8 +467,7 @@ void CudaSimulation<D>::step() {
         const bool skins = reused || dry_walls_; // the largest moves: skins, the fluid's travel
         StepScalars* const scalars = scalars_.get();
         rebuild();
-        dry_pass_ = 1;
-        interact();
+        interact(Pass::build);
         time_step_kernel<<<1, 1, 0, stream_>>>(fluid_, cfl_, scalars);
         SLUICE_CUDA_CHECK_LAUNCH();
         predict_kernel<D><<<blocks, block_size, 0, stream_>>>(
@@ -485,9 +487,7 @@ void CudaSimulation<D>::step() {
             reuse_view(&scalars->predictor_skin);
         else
             rebuild();
-        dry_pass_ = 2;
-        interact();
-        dry_pass_ = 0;
+        interact(Pass::corrector);
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
@@ -500,7 +500,7 @@ void CudaSimulation<D>::step() {
         mark(integration);
     } else {
         rebuild();
-        interact();
+        interact(Pass::other);
         time_step_kernel<<<1, 1, 0, stream_>>>(fluid_, cfl_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
         const bool euler = steps_ % static_cast<std::uint64_t>(verlet_reset_) == 0;

@@ -81,7 +81,7 @@ public:
 
     // Launches, dispatched over (query, view, kernel) (public for the functors below).
     template <class QueryT, class ViewT, class KernelT>
-    void launch_interaction(const ViewT& view, const KernelT& kernel);
+    void launch_interaction(const ViewT& view, const KernelT& kernel, const DryWalls& dry);
     template <class QueryT, class ViewT>
     void launch_count(const ViewT& view, std::uint32_t* d_counts_by_id);
     template <class QueryT, class ViewT, class KernelT>
@@ -96,7 +96,11 @@ private:
 
     /// Build on the state's positions; reorder: gather motion and id into the new order.
     void rebuild();
-    void interact();
+    /// Which interaction pass of a step: the symplectic predictor's, on a fresh build (dry wall
+    /// particles are looked at and certified there), the corrector's (they are only skipped),
+    /// or any other (Verlet's: none is skipped).
+    enum class Pass { build, corrector, other };
+    void interact(Pass pass);
     void mark(Stage finished);
     const std::uint32_t* d_binned() const { return builder_.d_binned_count(); }
     /// The state's positions (in an index layout, the buffer the last integration wrote).
@@ -256,15 +260,12 @@ private:
 
     // Dry wall particles (CudaOptions::skip_dry_walls; one process, symplectic, reorder, the
     // default physics, walls at rest): per particle the fluid travel (m) below which it needs no
-    // query (DryWalls),
-    // with motion_/id_: current_; the travel itself, √3 × each step's
-    // largest move along an axis, summed (double, on the device); which pass interact() runs
-    // (1: the build pass, which computes and records; 2: the corrector's; 0: neither).
+    // query (DryWalls), with motion_/id_: current_; the travel itself, √3 × each step's largest
+    // move along an axis, summed (double, on the device).
     bool dry_walls_ = false;
     DeviceArray<float> dry_until_[2];
     DeviceArray<double> travel_;
     float dry_margin_ = 0.0f; ///< m: how far beyond R the build pass looks for fluid
-    int dry_pass_ = 0;
 };
 
 } // namespace sluice::gpu

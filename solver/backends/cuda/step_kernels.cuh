@@ -341,13 +341,6 @@ __global__ void __launch_bounds__(interaction_block)
     }
 }
 
-/// The fluid's travel (DryWalls) grows by the step's largest move in space: √3 × the larger of
-/// the predictor's and the corrector's largest move along an axis (both from state n).
-__device__ __forceinline__ void advance_travel(const StepScalars& scalars, double& travel) {
-    const float move = fmaxf(scalars.predictor_skin, scalars.step_skin);
-    travel += static_cast<double>(root3_up) * static_cast<double>(move);
-}
-
 /// dt from the pass's reductions (integrators.h time_step, as the CPU backend computes it).
 static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalars* scalars) {
     const float acceleration_max = sqrtf(__uint_as_float(scalars->acceleration_max2_bits));
@@ -569,12 +562,15 @@ __global__ void __launch_bounds__(block_size)
     inside[i] = grid.contains(detail::load_position(positions + i)) ? 1 : 0;
 }
 
-/// The step's last scalars: the build's count and (travel not null) the fluid's travel.
+/// The step's last scalars: the build's count and (travel not null) the fluid's travel
+/// (DryWalls), which grows by the step's largest move in space: √3 × the larger of the
+/// predictor's and the corrector's largest move along an axis (both from state n).
 static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars,
                                           double* travel) {
     scalars->binned = *binned;
     if (travel != nullptr)
-        advance_travel(*scalars, *travel);
+        *travel += static_cast<double>(root3_up) *
+                   static_cast<double>(fmaxf(scalars->predictor_skin, scalars->step_skin));
 }
 
 struct CountingVisitor {
