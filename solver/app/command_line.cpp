@@ -252,10 +252,10 @@ Options parse_options(int argc, char** argv) {
     std::string interaction = "direct";
     bench
         ->add_option("--interaction", interaction,
-                     "CUDA interaction kernel: direct (the faster measured) or queued")
-        ->check(CLI::IsMember({"direct", "queued"}).description(""))
+                     "CUDA interaction kernel: direct, queued or in-step (solver/BENCHMARK.md)")
+        ->check(CLI::IsMember({"direct", "queued", "in-step"}).description(""))
         ->capture_default_str()
-        ->type_name("direct|queued");
+        ->type_name("direct|queued|in-step");
     std::string corrector = "reuse";
     bench
         ->add_option(
@@ -394,7 +394,9 @@ Options parse_options(int argc, char** argv) {
             backend_name = "cuda";
     }
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
-    o.interaction = interaction == "queued" ? CudaInteraction::queued : CudaInteraction::direct;
+    o.interaction = interaction == "queued"    ? CudaInteraction::queued
+                    : interaction == "in-step" ? CudaInteraction::in_step
+                                               : CudaInteraction::direct;
     o.rebuild_for_corrector = corrector == "rebuild";
     o.compute_dry_walls = dry_walls == "compute";
     return o;

@@ -76,6 +76,15 @@ enum class CudaInteraction {
     /// pair terms then run over the queues with the warp's lanes in step. Fewer idle lanes in
     /// the pair terms, but the queue's shared memory limits occupancy to 16 warps per SM.
     queued,
+    /// Direct, but where the traversal takes each row of bins as one range (strips, chords,
+    /// hybrid) over a reorder layout, a warp holding fluid queues its lanes' accepted candidates
+    /// in shared memory and runs the pair terms once every lane has one
+    /// (neighbours/warp_query.cuh): the same terms in the same order as direct, without lanes
+    /// idling while another runs a pair term alone. Pays where the particles are disordered (a
+    /// developed flow), loses on a lattice: H100, 10^6 particles, strips/1/3: t = 1 s 1.546
+    /// against 1.638 ms per interaction, t = 0 1.244 against 1.082 (solver/BENCHMARK.md).
+    /// Other traversals and layouts run direct.
+    in_step,
 };
 
 struct CudaOptions {
@@ -91,10 +100,10 @@ struct CudaOptions {
     /// Molteni diffusion), walls at rest, a traversal in bin order: a wall particle with no fluid
     /// particle within R has zero derivatives (walls do not move, so every other pair term
     /// vanishes), and stays so while the fluid has not moved further than its distance to the
-    /// nearest fluid particle less R. In the build pass, a warp of wall particles with one whose certificate
-    /// ran out looks for fluid up to R + R/3; each found dry gets zero derivatives and no query
-    /// until the fluid's accumulated largest move (√3 × the largest move along an axis, per
-    /// step) reaches its distance to the nearest fluid less R; a warp whose particles are all
+    /// nearest fluid particle less R. In the build pass, a warp of wall particles with one whose
+    /// certificate ran out looks for fluid up to R + R/3; each found dry gets zero derivatives and
+    /// no query until the fluid's accumulated largest move (√3 × the largest move along an axis,
+    /// per step) reaches its distance to the nearest fluid less R; a warp whose particles are all
     /// certified skips. Exact: a skipped particle's query would sum +0 (with false the state
     /// differs only by the rounding of the certifying pass's code, tested).
     bool skip_dry_walls = true;

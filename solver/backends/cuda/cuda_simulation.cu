@@ -179,7 +179,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     host_scalars_.allocate(1);
     dry_walls_ = options_.skip_dry_walls && symplectic && layout_ == Layout::reorder && !comm_ &&
                  walls_at_rest && MonaghanMolteniModel::matches(fluid_) &&
-                 options_.interaction == CudaInteraction::direct;
+                 options_.interaction != CudaInteraction::queued;
     if (dry_walls_) {
         for (DeviceArray<float>& until : dry_until_) {
             until.allocate(capacity_, account_);
@@ -398,18 +398,29 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
                                            const DryWalls& dry) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
-    if (options_.interaction == CudaInteraction::direct) {
-        // The default physics with its models fixed at compile time (physics.h), else any.
-        if (MonaghanMolteniModel::matches(fluid_))
-            interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel>
-                <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
-                                                            derivatives_.get(), scalars_.get(),
-                                                            d_tags(), dry);
-        else
-            interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel>
-                <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
-                                                            derivatives_.get(), scalars_.get(),
-                                                            d_tags(), DryWalls{});
+    if (options_.interaction != CudaInteraction::queued) {
+        // The default physics with its models fixed at compile time (physics.h), else any; the
+        // in-step walk where the traversal takes a row as one range of a reorder layout.
+        const auto launch = [&](auto in_step) {
+            if (MonaghanMolteniModel::matches(fluid_))
+                interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step()>
+                    <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
+                                                                derivatives_.get(), scalars_.get(),
+                                                                d_tags(), dry);
+            else
+                interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step()>
+                    <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
+                                                                derivatives_.get(), scalars_.get(),
+                                                                d_tags(), DryWalls{});
+        };
+        if constexpr (std::is_same_v<ViewT, NeighbourView<D>> && !detail::bin_by_bin<QueryT>) {
+            if (options_.interaction == CudaInteraction::in_step) {
+                launch(std::true_type{});
+                SLUICE_CUDA_CHECK_LAUNCH();
+                return;
+            }
+        }
+        launch(std::false_type{});
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;

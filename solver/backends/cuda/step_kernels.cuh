@@ -9,6 +9,7 @@
 #include "backends/cuda/packed_particles.h"
 #include "neighbours/grid.h"
 #include "neighbours/query.h"
+#include "neighbours/warp_query.cuh"
 #include "physics/gauges.h"
 
 #include <cub/block/block_reduce.cuh>
@@ -23,6 +24,8 @@ namespace sluice::gpu {
 
 constexpr int block_size = 256;        ///< element-wise kernels
 constexpr int interaction_block = 128; ///< interaction kernels (a multiple of 32)
+/// The in-step walk (warp_query.cuh): queue slots per thread.
+constexpr int in_step_capacity = 16;
 
 inline unsigned blocks_for(std::uint32_t n, int block) {
     return static_cast<unsigned>((static_cast<std::uint64_t>(n) + block - 1) / block);
@@ -241,8 +244,10 @@ __device__ __forceinline__ float dry_until(const DryWalls& dry, float radius, fl
 /// gets no derivatives (its owner computes them) and stays out of the maxima. ModelT: the pair
 /// terms' viscosity and diffusion (physics.h), RuntimeModel or a FixedModel matching c. `dry`:
 /// dry wall particles (DryWalls), taken only by the default physics' direct pass over a reorder
-/// layout (the instantiations the backend enables it for).
-template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT,
+/// layout (the instantiations the backend enables it for). InStepT (QueueT = 0, reorder layout,
+/// a traversal whose rows are one range each): the lanes walk their neighbours in step
+/// (warp_query.cuh), the same sums as the direct visitor.
+template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT, bool InStepT = false,
           int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
@@ -254,13 +259,18 @@ __global__ void __launch_bounds__(interaction_block)
     constexpr bool dry_capable = QueueT == 0 && std::is_same_v<ModelT, MonaghanMolteniModel> &&
                                  std::is_same_v<ViewT, NeighbourView<D>> &&
                                  !detail::in_label_order<QueryT>;
+    static_assert(!InStepT || (QueueT == 0 && std::is_same_v<ViewT, NeighbourView<D>> &&
+                               !detail::bin_by_bin<QueryT>),
+                  "the in-step walk takes a reorder layout's rows as one range each");
     using BlockReduce = cub::BlockReduce<float, interaction_block>;
     __shared__ typename BlockReduce::TempStorage reduce_storage;
     extern __shared__ std::uint32_t queue_storage[];
+    // The in-step walk's queues: slot k of thread t at in_step_queue[k][t] (no bank conflicts).
+    __shared__ std::uint32_t in_step_queue[InStepT ? in_step_capacity : 1][interaction_block];
 
     const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
     float acceleration2 = 0.0f, mu = 0.0f;
-    Vec<D> x;
+    Vec<D> x{};
     const bool binned = load_if_binned(view, i, n, x);
     const bool halo = binned && tags != nullptr && is_halo(tags[i]);
     // Dry walls, decided per warp (a warp runs as long as its slowest lane): a warp of wall
@@ -295,10 +305,45 @@ __global__ void __launch_bounds__(interaction_block)
             }
         }
     }
-    if (halo) {
+    using Visitor = PackedInteractionVisitor<D, KernelT, ModelT>;
+    if constexpr (InStepT) {
+        // Every lane takes part in the walk, so it runs outside the branches below; a lane with
+        // no query of its own (not binned, a halo copy, a dry wall) builds its visitor from
+        // particle 0 and discards it.
+        const bool queries = binned && !halo;
+        Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
+            particles, kernel, c, x, detail::load_motion(particles.motions + (queries ? i : 0)));
+        if constexpr (dry_capable) {
+            if (queries && dry_case == 2) {
+                ViewT wide = view;
+                wide.radius = dry.reach;
+                wide.radius2 = dry.reach2;
+                NearestFluid<D, Visitor> nearest{pair, particles, view.radius2};
+                for_each_neighbour<QueryT>(wide, x, nearest);
+                dry.until[i] =
+                    dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
+            }
+        }
+        // Warps of wall particles only stay direct: walls do not move, so their lanes' rows and
+        // neighbours differ little and the queue's bookkeeping would cost more than it saves.
+        if (__any_sync(0xffffffffu, queries && pair.fluid_i))
+            for_each_neighbour_in_step<QueryT, in_step_capacity>(view, x, queries && dry_case == 0,
+                                                                 &in_step_queue[0][threadIdx.x],
+                                                                 interaction_block, pair);
+        else if (queries && dry_case == 0)
+            for_each_neighbour<QueryT>(view, x, pair);
+        if (halo) {
+            derivatives[i] = Float4{};
+        } else if (binned) {
+            const Derivatives<D> d = dry_case == 1 ? Derivatives<D>{} : pair.result();
+            derivatives[i] = pack_derivatives<D>(d.acceleration, d.density_rate);
+            mu = d.mu_max;
+            if (pair.fluid_i)
+                acceleration2 = norm2(d.acceleration);
+        }
+    } else if (halo) {
         derivatives[i] = Float4{};
     } else if (binned) {
-        using Visitor = PackedInteractionVisitor<D, KernelT, ModelT>;
         Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
