@@ -2,6 +2,7 @@
 // processes (DESIGN.md, Scale-out), with each process's time split.
 
 #include "app/bench.h"
+#include "backends/cuda/cuda_backend.h"
 
 #include "case/case_override.h"
 #include "case/case_reader.h"
@@ -108,7 +109,10 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     for (const NeighbourModule& module : modules) {
         Case mc = c;
         mc.neighbours = module;
-        auto sim = make_simulation(mc, options.backend, comm);
+        // On GPUs with the bench's CUDA options (--interaction, --dry-walls).
+        auto sim = options.backend == Backend::cuda
+                       ? std::unique_ptr<Simulation>(make_cuda_simulation(mc, comm, options.cuda))
+                       : make_simulation(mc, options.backend, comm);
         for (int k = 0; k < options.warmup_steps; ++k)
             sim->step();
         const StageTimes before = sim->stage_times();

@@ -96,8 +96,8 @@ struct CudaOptions {
     /// predictor's largest move as its skin (query.h). Both are exact; the reuse saves a
     /// construction and a reorder per step.
     bool rebuild_for_corrector = false;
-    /// One process, symplectic scheme, reorder layout, the default physics (Monaghan viscosity,
-    /// Molteni diffusion), walls at rest, a traversal in bin order: a wall particle with no fluid
+    /// Symplectic scheme, reorder layout, the default physics (Monaghan viscosity, Molteni
+    /// diffusion), walls at rest, a traversal in bin order: a wall particle with no fluid
     /// particle within R has zero derivatives (walls do not move, so every other pair term
     /// vanishes), and stays so while the fluid has not moved further than its distance to the
     /// nearest fluid particle less R. In the build pass, a warp of wall particles with one whose
@@ -105,7 +105,9 @@ struct CudaOptions {
     /// no query until the fluid's accumulated largest move (√3 × the largest move along an axis,
     /// per step) reaches its distance to the nearest fluid less R; a warp whose particles are all
     /// certified skips. Exact: a skipped particle's query would sum +0 (with false the state
-    /// differs only by the rounding of the certifying pass's code, tested).
+    /// differs only by the rounding of the certifying pass's code, tested). Several GPUs: the
+    /// margin is 0.9 × (halo_width − R) = 0.1125 R, so that the widened query sees every fluid
+    /// particle it must (the halo's), and the moves are the maxima over the GPUs.
     bool skip_dry_walls = true;
 };
 

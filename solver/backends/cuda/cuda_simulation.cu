@@ -177,7 +177,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         nccl_ = std::make_unique<NcclComm>(*comm_);
     }
     host_scalars_.allocate(1);
-    dry_walls_ = options_.skip_dry_walls && symplectic && layout_ == Layout::reorder && !comm_ &&
+    dry_walls_ = options_.skip_dry_walls && symplectic && layout_ == Layout::reorder &&
                  walls_at_rest && MonaghanMolteniModel::matches(fluid_) &&
                  options_.interaction != CudaInteraction::queued;
     if (dry_walls_) {
@@ -190,7 +190,13 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         SLUICE_CUDA_CHECK(cudaMemsetAsync(travel_.get(), 0, sizeof(double), stream_));
         // One bin at bin width 1/3: the build pass's widened query visits a few more rows, and
         // a wall particle with no fluid that near is looked at again after about 25 steps.
+        // Several GPUs: the widened query must see every fluid particle within R + margin, and
+        // the halo holds the neighbour slab's within halo_width = R + R/8 of the face (slabs.h),
+        // so the margin stays inside it (by a tenth, for the rounding of the two).
         dry_margin_ = radius_ / 3.0f;
+        if (comm_)
+            dry_margin_ =
+                std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - radius_)));
     }
     if (layout_ == Layout::index) {
         SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
@@ -272,7 +278,13 @@ void CudaSimulation<D>::rebuild() {
     mark(construction);
     if (layout_ == Layout::reorder) {
         const int next = 1 - current_;
-        if (comm_)
+        if (comm_ && dry_walls_)
+            gather(stream_, builder_.d_permutation(), n_,
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+                   GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()},
+                   GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
+        else if (comm_)
             gather(stream_, builder_.d_permutation(), n_,
                    GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
                    GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
@@ -491,6 +503,10 @@ void CudaSimulation<D>::step() {
         if (comm_) { // the halo at n+½, and the skin covering its moves too
             refresh_halo(reused ? &scalars->predictor_skin : nullptr);
             mark(halo);
+            if (dry_walls_) { // the corrector's certificates: every GPU's fluid moved so far
+                nccl_->max(reinterpret_cast<std::uint32_t*>(&scalars->predictor_skin), 1, stream_);
+                mark(waiting);
+            }
         }
         // The corrector's neighbours: the predictor's structure over the predicted positions,
         // widened by how far they moved (exact, query.h), or a new build.
@@ -532,15 +548,21 @@ void CudaSimulation<D>::step() {
                 positions(), n_, grid_, interior_grid(grid_), build_grid_, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
     }
-    finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get(),
-                                             dry_walls_ ? travel_.get() : nullptr);
-    SLUICE_CUDA_CHECK_LAUNCH();
     if (nccl_) { // failures, escapes, the largest speed and the box over every GPU
         mark(checks);
         nccl_->sum(&scalars_.get()->bad_count, 2, stream_);
-        nccl_->max(&scalars_.get()->speed_max_bits, 7, stream_);
+        // With dry walls, the skins too (they sit just before): the fluid's travel below
+        // bounds every GPU's fluid.
+        if (dry_walls_)
+            nccl_->max(reinterpret_cast<std::uint32_t*>(&scalars_.get()->predictor_skin), 9,
+                       stream_);
+        else
+            nccl_->max(&scalars_.get()->speed_max_bits, 7, stream_);
         mark(waiting);
     }
+    finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get(),
+                                             dry_walls_ ? travel_.get() : nullptr);
+    SLUICE_CUDA_CHECK_LAUNCH();
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.get(), scalars_.get(), sizeof(StepScalars),
                                       cudaMemcpyDeviceToHost, stream_));
     mark(checks);
@@ -859,6 +881,11 @@ void CudaSimulation<D>::distribute() {
                                       previous_velocity_[previous_next].get()},
                    GatherPair<float>{previous_density_[previous_current_].get(),
                                      previous_density_[previous_next].get()});
+        else if (dry_walls_)
+            gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
+                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+                   GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
         else
             gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
                    GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
@@ -930,6 +957,9 @@ void CudaSimulation<D>::distribute() {
         SLUICE_CUDA_CHECK(
             cudaMemsetAsync(tags_[next].get() + at, 0xff, frozen * sizeof(std::uint32_t), stream_));
     }
+    if (dry_walls_ && at + frozen > kept) // arrivals, halo copies, frozen: not certified
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(dry_until_[next].get() + kept, 0,
+                                          (at + frozen - kept) * sizeof(float), stream_));
     n_ = at + frozen;
     binned_ = at;
     recorded_exclusions_ = frozen;
