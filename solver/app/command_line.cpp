@@ -249,13 +249,14 @@ Options parse_options(int argc, char** argv) {
         ->capture_default_str()
         ->type_name("all|LIST");
     bench->add_option("--csv", o.csv, "CSV output (default: bench_NAME.csv)")->type_name("FILE");
-    std::string interaction = "direct";
+    std::string interaction = "adaptive";
     bench
         ->add_option("--interaction", interaction,
-                     "CUDA interaction kernel: direct, queued or in-step (solver/BENCHMARK.md)")
-        ->check(CLI::IsMember({"direct", "queued", "in-step"}).description(""))
+                     "CUDA interaction kernel: adaptive (direct or in-step, whichever measures "
+                     "faster as the run goes), direct, in-step or queued (solver/BENCHMARK.md)")
+        ->check(CLI::IsMember({"adaptive", "direct", "in-step", "queued"}).description(""))
         ->capture_default_str()
-        ->type_name("direct|queued|in-step");
+        ->type_name("adaptive|direct|in-step|queued");
     std::string corrector = "reuse";
     bench
         ->add_option(
@@ -396,7 +397,8 @@ Options parse_options(int argc, char** argv) {
     o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
     o.interaction = interaction == "queued"    ? CudaInteraction::queued
                     : interaction == "in-step" ? CudaInteraction::in_step
-                                               : CudaInteraction::direct;
+                    : interaction == "direct"  ? CudaInteraction::direct
+                                               : CudaInteraction::adaptive;
     o.rebuild_for_corrector = corrector == "rebuild";
     o.compute_dry_walls = dry_walls == "compute";
     return o;

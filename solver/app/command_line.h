@@ -67,7 +67,7 @@ struct Options {
     int warmup_steps = 5;
     std::string modules = "all";
     std::string csv;
-    CudaInteraction interaction = CudaInteraction::direct;
+    CudaInteraction interaction = CudaInteraction::adaptive;
     bool rebuild_for_corrector = false; ///< bench --corrector rebuild (CUDA backend)
     bool compute_dry_walls = false;     ///< bench --dry-walls compute (CUDA backend)
     bool bench_gauges = false;

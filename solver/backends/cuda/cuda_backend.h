@@ -85,10 +85,17 @@ enum class CudaInteraction {
     /// against 1.638 ms per interaction, t = 0 1.244 against 1.082 (solver/BENCHMARK.md).
     /// Other traversals and layouts run direct.
     in_step,
+    /// Direct or in-step, whichever the run measures faster (the default): where in-step
+    /// applies, a step after the first 64 and then every 500th runs the other one, and the run
+    /// keeps it when its interaction passes took 2 % less than the current one's recent
+    /// average (stage timing; without it, direct). A lattice stays direct, a developed flow
+    /// turns in-step. Both sum the same terms in the same order, so the choice changes the state
+    /// only by rounding.
+    adaptive,
 };
 
 struct CudaOptions {
-    CudaInteraction interaction = CudaInteraction::direct;
+    CudaInteraction interaction = CudaInteraction::adaptive;
     /// Record CUDA events between the stages of every step for stage_times() (a few µs a step).
     bool stage_timing = true;
     /// Symplectic scheme, reorder layout: build the neighbour structure again before the
@@ -126,6 +133,9 @@ public:
     /// Wall particles that the last build pass found dry and that are still certified so
     /// (CudaOptions::skip_dry_walls; 0 when off). Diagnostic (copies from the device).
     virtual std::uint32_t dry_wall_count() const = 0;
+    /// Steps so far whose interaction passes ran in step (CudaInteraction::in_step, or chosen
+    /// by adaptive). Diagnostic.
+    virtual std::uint64_t in_step_steps() const = 0;
 };
 
 /// Generates the particles of the case and returns the CUDA simulation at t = 0.

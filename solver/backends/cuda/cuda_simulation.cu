@@ -177,6 +177,13 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         nccl_ = std::make_unique<NcclComm>(*comm_);
     }
     host_scalars_.allocate(1);
+    // The in-step walk takes a row of bins as one range of a reorder layout.
+    const bool in_step_applies =
+        layout_ == Layout::reorder &&
+        std::visit([](auto q) { return !detail::bin_by_bin<decltype(q)>; }, query_);
+    in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
+    adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
+                options_.stage_timing;
     dry_walls_ = options_.skip_dry_walls && symplectic && layout_ == Layout::reorder &&
                  walls_at_rest && MonaghanMolteniModel::matches(fluid_) &&
                  options_.interaction != CudaInteraction::queued;
@@ -307,6 +314,31 @@ void CudaSimulation<D>::rebuild() {
 }
 
 template <int D>
+void CudaSimulation<D>::adapt_interaction(double interaction_seconds) {
+    // steps_ counts the step just timed; a step whose number before it was a multiple of 16
+    // also looked again at wet walls (interact()), so it is neither averaged nor a probe.
+    const bool looked_again = dry_walls_ && (steps_ - 1) % 16 == 0;
+    if (probing_) {
+        probing_ = false;
+        next_probe_ = steps_ + probe_interval;
+        if (interaction_seconds < 0.98 * interaction_mean_)
+            interaction_mean_ = interaction_seconds; // the probed kernel stays
+        else
+            in_step_now_ = !in_step_now_;
+        return;
+    }
+    if (!looked_again)
+        interaction_mean_ = interaction_mean_ == 0.0
+                                ? interaction_seconds
+                                : 0.9 * interaction_mean_ + 0.1 * interaction_seconds;
+    const bool next_looks_again = dry_walls_ && steps_ % 16 == 0;
+    if (steps_ >= next_probe_ && !next_looks_again && interaction_mean_ > 0.0) {
+        probing_ = true;
+        in_step_now_ = !in_step_now_;
+    }
+}
+
+template <int D>
 BuildOrder<D> CudaSimulation<D>::build_order(bool reused) const {
     const bool sorted = layout_ == Layout::reorder;
     return BuildOrder<D>{view_positions(), sorted ? d_binned() : nullptr,
@@ -426,7 +458,7 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
                                                                 d_tags(), DryWalls{});
         };
         if constexpr (std::is_same_v<ViewT, NeighbourView<D>> && !detail::bin_by_bin<QueryT>) {
-            if (options_.interaction == CudaInteraction::in_step) {
+            if (in_step_now_) {
                 launch(std::true_type{});
                 SLUICE_CUDA_CHECK_LAUNCH();
                 return;
@@ -570,15 +602,22 @@ void CudaSimulation<D>::step() {
     if (gauge_results_)
         gauge_results_->complete_pending(); // samples begun before this step are done too
 
+    double interaction_seconds = 0.0;
     for (int k = 1; k < event_count_; ++k) {
         float ms = 0.0f;
         SLUICE_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
         stage_seconds_[event_stage_[k]] += 1e-3 * ms;
+        if (event_stage_[k] == interaction)
+            interaction_seconds += 1e-3 * ms;
     }
     const StepScalars s = *host_scalars_.get();
     dt_ = s.dt;
     time_ += dt_;
     ++steps_;
+    if (in_step_now_)
+        ++in_step_steps_;
+    if (adaptive_)
+        adapt_interaction(interaction_seconds);
     binned_ = s.binned;
     if (s.bad_count)
         fail(s.bad_count);

@@ -73,6 +73,7 @@ public:
     }
     std::vector<std::uint32_t> neighbour_counts() override;
     std::uint32_t dry_wall_count() const override;
+    std::uint64_t in_step_steps() const override { return in_step_steps_; }
     std::optional<SlabDecomposition> decomposition() const override {
         if (!comm_)
             return std::nullopt;
@@ -217,6 +218,17 @@ private:
     std::array<Stage, max_events> event_stage_{};
     int event_count_ = 0;
     double stage_seconds_[step_stage_count] = {};
+
+    // The interaction kernel (CudaInteraction): in step now; adaptive: probing the other one in
+    // this step, the current one's recent interaction seconds per step, the next probe's step.
+    bool in_step_now_ = false;
+    bool adaptive_ = false;
+    bool probing_ = false;
+    double interaction_mean_ = 0.0;
+    std::uint64_t next_probe_ = 64;
+    std::uint64_t in_step_steps_ = 0;
+    static constexpr std::uint64_t probe_interval = 500;
+    void adapt_interaction(double interaction_seconds);
 
     std::shared_ptr<SnapshotPool<D>> snapshots_;
 

@@ -195,6 +195,7 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
                 c.neighbours = parse_neighbour_module(module);
                 CudaOptions direct, in_step;
                 direct.skip_dry_walls = in_step.skip_dry_walls = dry_walls;
+                direct.interaction = CudaInteraction::direct;
                 in_step.interaction = CudaInteraction::in_step;
                 auto a = make_cuda_simulation(c, direct);
                 auto b = make_cuda_simulation(c, in_step);
@@ -210,7 +211,40 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
                             a->time(), d.dx, d.dv, d.drho);
                 EXPECT_LT(d.dx, 1e-4 * c.dp) << module;
                 EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module;
+                EXPECT_EQ(a->in_step_steps(), 0u) << module;
+                EXPECT_EQ(b->in_step_steps(), static_cast<std::uint64_t>(steps)) << module;
             }
+}
+
+/// The adaptive choice (the default) probes the in-step walk after 64 steps and keeps whichever
+/// kernel measured faster; either way the state is the direct run's to rounding. A traversal that
+/// visits a row bin by bin (moore) never runs in step.
+TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    for (const char* module : {"counting-sort/strips/0.5", "radix-sort/moore/0.5"}) {
+        Case c = dambreak_3d(0.02);
+        c.neighbours = parse_neighbour_module(module);
+        CudaOptions direct;
+        direct.interaction = CudaInteraction::direct;
+        auto a = make_cuda_simulation(c, direct);
+        auto b = make_cuda_simulation(c); // adaptive
+        const int steps = 200;
+        for (int k = 0; k < steps; ++k) {
+            a->step();
+            b->step();
+        }
+        const Difference d = difference(a->snapshot(), b->snapshot());
+        std::printf("%s: %d steps, %llu of them in step; adaptive against direct: max |dx| %g, "
+                    "|drho| %g\n",
+                    module, steps, static_cast<unsigned long long>(b->in_step_steps()), d.dx,
+                    d.drho);
+        EXPECT_LT(d.dx, 1e-4 * c.dp) << module;
+        EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module;
+        if (std::string(module).find("strips") != std::string::npos)
+            EXPECT_GE(b->in_step_steps(), 1u) << module; // the probe at step 65 at least
+        else
+            EXPECT_EQ(b->in_step_steps(), 0u) << module;
+    }
 }
 
 TEST(CudaBackend, DamBreak2DFrontAgreesWithKoshizukaOka) {
