@@ -83,12 +83,12 @@ enum class CudaInteraction {
     /// idling while another runs a pair term alone. Pays where the particles are disordered (a
     /// developed flow), loses on a lattice: H100, 10^6 particles, strips/1/3: t = 1 s 1.546
     /// against 1.638 ms per interaction, t = 0 1.244 against 1.082 (solver/BENCHMARK.md).
-    /// Other traversals and layouts run direct.
+    /// Other traversals and layouts, and runs over several GPUs, run direct.
     in_step,
     /// Direct or in-step, whichever the run measures faster (the default): where in-step
-    /// applies, a step after the first 64 and then every 500th runs the other one, and the run
-    /// keeps it when its interaction passes took 2 % less than the current one's recent
-    /// average (stage timing; without it, direct). A lattice stays direct, a developed flow
+    /// applies (one GPU), a step after the first 64 and then every 500th runs the other one,
+    /// and the run keeps it when its interaction passes took 2 % less than the current one's
+    /// recent average (stage timing; without it, direct). A lattice stays direct, a developed flow
     /// turns in-step. Both sum the same terms in the same order, so the choice changes the state
     /// only by rounding.
     adaptive,

@@ -177,9 +177,10 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         nccl_ = std::make_unique<NcclComm>(*comm_);
     }
     host_scalars_.allocate(1);
-    // The in-step walk takes a row of bins as one range of a reorder layout.
+    // The in-step walk takes a row of bins as one range of a reorder layout; one GPU only for
+    // now (several GPUs run direct: the in-step kernel has not run beside halo copies yet).
     const bool in_step_applies =
-        layout_ == Layout::reorder &&
+        layout_ == Layout::reorder && !comm_ &&
         std::visit([](auto q) { return !detail::bin_by_bin<decltype(q)>; }, query_);
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
