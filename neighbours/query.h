@@ -357,6 +357,25 @@ SLUICE_HD SLUICE_INLINE bool chord_of_row(const ViewT& view, const Vec<D>& x, co
     return lo_x <= hi_x;
 }
 
+/// The bins lo_x..hi_x (the block's on entry) that a query at x visits in the row of bins whose
+/// other coordinates are by (3D only) and bz: for ChordsQuery narrowed to the sphere's chord
+/// (chord_of_row), false when the row misses it; the whole row for the other traversals.
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+SLUICE_HD SLUICE_INLINE bool row_bins(const ViewT& view, const Vec<D>& x, int by, int bz, int& lo_x,
+                                      int& hi_x) {
+    if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
+        int row[D];
+        row[0] = 0;
+        row[D - 1] = bz;
+        if constexpr (D == 3)
+            row[1] = by;
+        return chord_of_row(view, x, row, lo_x, hi_x);
+    } else {
+        (void)view, (void)x, (void)by, (void)bz, (void)lo_x, (void)hi_x;
+        return true;
+    }
+}
+
 /// The block of bins a query at x visits: floor((x−R)/w) .. floor((x+R)/w) per axis, clamped.
 /// With a skin s (positions moved by up to s along each axis since the build), R + s plus
 /// chord_margin: a neighbour within R of x now was within R + s of it at the build, in
@@ -412,15 +431,8 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const ViewT& view, const 
         if (bz < 0 || by < 0)
             continue;
         int lo_x = lo[0], hi_x = hi[0];
-        if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
-            int row[D];
-            row[0] = 0;
-            row[D - 1] = bz;
-            if constexpr (D == 3)
-                row[1] = by;
-            if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
-                continue;
-        }
+        if (!detail::row_bins<QueryT>(view, x, by, bz, lo_x, hi_x))
+            continue;
         detail::visit_row<QueryT>(
             view, x, (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
             lo_x, hi_x, m[0], visitor);
@@ -466,11 +478,8 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>&
     } else if constexpr (D == 2) {
         for (int bz = lo[1]; bz <= hi[1]; ++bz) {
             int lo_x = lo[0], hi_x = hi[0];
-            if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
-                const int row[2] = {0, bz};
-                if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
-                    continue;
-            }
+            if (!detail::row_bins<QueryT>(view, x, 0, bz, lo_x, hi_x))
+                continue;
             detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo_x, hi_x, 0,
                                       visitor);
         }
@@ -479,11 +488,8 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>&
         for (int bz = lo[2]; bz <= hi[2]; ++bz)
             for (int by = lo[1]; by <= hi[1]; ++by) {
                 int lo_x = lo[0], hi_x = hi[0];
-                if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
-                    const int row[3] = {0, by, bz};
-                    if (!detail::chord_of_row(view, x, row, lo_x, hi_x))
-                        continue;
-                }
+                if (!detail::row_bins<QueryT>(view, x, by, bz, lo_x, hi_x))
+                    continue;
                 detail::visit_row<QueryT>(
                     view, x,
                     (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,

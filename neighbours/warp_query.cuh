@@ -67,16 +67,7 @@ for_each_neighbour_in_step(const NeighbourView<D>& view, const Vec<D>& x, bool a
                 ++kz;
             }
             int lo_x = lo[0], hi_x = hi[0];
-            bool open = bz >= 0 && by >= 0;
-            if constexpr (std::is_same_v<QueryT, ChordsQuery>) {
-                int row[D];
-                row[0] = 0;
-                row[D - 1] = bz;
-                if constexpr (D == 3)
-                    row[1] = by;
-                open = open && detail::chord_of_row(view, x, row, lo_x, hi_x);
-            }
-            if (open) {
+            if (bz >= 0 && by >= 0 && detail::row_bins<QueryT>(view, x, by, bz, lo_x, hi_x)) {
                 const std::uint32_t* row =
                     view.pbm +
                     (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx;

@@ -236,6 +236,21 @@ __device__ __forceinline__ float dry_until(const DryWalls& dry, float radius, fl
     return margin - slack > 0.25f * dry.margin ? now + (margin - slack) : -1.0f;
 }
 
+/// The build pass's look at wall particle i of a warp whose certificate ran out: the pair terms
+/// of its neighbours within R into `pair` (the plain query's test, order and sums) over the query
+/// widened to R + margin, and its new certificate from the nearest fluid candidate.
+template <class QueryT, class ViewT, class PairT, int D = ViewT::dimension>
+__device__ __forceinline__ void
+certify_dry_wall(const ViewT& view, const Vec<D>& x, const PackedParticlesView<D>& particles,
+                 const DryWalls& dry, float now, std::uint32_t i, PairT& pair) {
+    ViewT wide = view;
+    wide.radius = dry.reach;
+    wide.radius2 = dry.reach2;
+    NearestFluid<D, PairT> nearest{pair, particles, view.radius2};
+    for_each_neighbour<QueryT>(wide, x, nearest);
+    dry.until[i] = dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
+}
+
 /// One interaction pass over the binned particles (load_if_binned): derivatives
 /// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
 /// max on their bit patterns (non-negative floats order like their bits).
@@ -314,15 +329,8 @@ __global__ void __launch_bounds__(interaction_block)
         Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
             particles, kernel, c, x, detail::load_motion(particles.motions + (queries ? i : 0)));
         if constexpr (dry_capable) {
-            if (queries && dry_case == 2) {
-                ViewT wide = view;
-                wide.radius = dry.reach;
-                wide.radius2 = dry.reach2;
-                NearestFluid<D, Visitor> nearest{pair, particles, view.radius2};
-                for_each_neighbour<QueryT>(wide, x, nearest);
-                dry.until[i] =
-                    dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
-            }
+            if (queries && dry_case == 2)
+                certify_dry_wall<QueryT>(view, x, particles, dry, now, i, pair);
         }
         // Warps of wall particles only stay direct: walls do not move, so their lanes' rows and
         // neighbours differ little and the queue's bookkeeping would cost more than it saves.
@@ -348,15 +356,8 @@ __global__ void __launch_bounds__(interaction_block)
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
         Derivatives<D> d;
         if constexpr (dry_capable) {
-            if (dry_case == 2) {
-                ViewT wide = view;
-                wide.radius = dry.reach;
-                wide.radius2 = dry.reach2;
-                NearestFluid<D, Visitor> nearest{pair, particles, view.radius2};
-                for_each_neighbour<QueryT>(wide, x, nearest);
-                dry.until[i] =
-                    dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
-            }
+            if (dry_case == 2)
+                certify_dry_wall<QueryT>(view, x, particles, dry, now, i, pair);
         }
         if (dry_case == 1) {
             d = Derivatives<D>{}; // what the query would sum: +0 everywhere
