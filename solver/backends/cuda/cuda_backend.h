@@ -65,12 +65,13 @@ struct CudaMemoryEstimate {
 };
 CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double bins);
 
-/// How the interaction kernel visits neighbours (both run the same per-pair physics, so results
+/// How the interaction kernel visits neighbours (all run the same per-pair physics, so results
 /// agree to rounding; only speed differs). H100, dambreak3d_1m.xml (10^6 particles, h = 1.3 dp),
 /// counting-sort/strips/0.5: direct 1.79 ms per step, queued 2.70 (solver/BENCHMARK.md).
 enum class CudaInteraction {
     /// The pair terms run inside the query, per candidate that passes the distance test (a warp
-    /// runs them whenever any of its lanes has a neighbour there). Default: the fastest measured.
+    /// runs them whenever any of its lanes has a neighbour there). The fastest from a lattice
+    /// (t = 0), and the only one over several GPUs for now.
     direct,
     /// The query only collects neighbour indices into a per-thread queue in shared memory; the
     /// pair terms then run over the queues with the warp's lanes in step. Fewer idle lanes in
