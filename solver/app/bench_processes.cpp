@@ -2,7 +2,6 @@
 // processes (DESIGN.md, Scale-out), with each process's time split.
 
 #include "app/bench.h"
-#include "backends/cuda/cuda_backend.h"
 
 #include "case/case_override.h"
 #include "case/case_reader.h"

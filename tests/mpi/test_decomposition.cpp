@@ -334,12 +334,18 @@ TEST(DecompositionCuda, DamBreak2DMatchesOneProcess) {
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, symplectic", 1.0, Backend::cuda);
 }
 
-TEST(DecompositionCuda, DamBreak3DMatchesOneProcess) {
-    const auto comm = world();
-    SKIP_WITHOUT_A_GPU_EACH(comm);
+/// The 3D dam break the GPU tests split: strips/0.5, the slabs balanced every 20 steps.
+Case balanced_dambreak_3d() {
     Case c = dambreak_3d(0.02);
     c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
     c.run.balance_interval = 20;
+    return c;
+}
+
+TEST(DecompositionCuda, DamBreak3DMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    const Case c = balanced_dambreak_3d();
     expect_split_run_agrees(*comm, c, 100, 0.2, "dam break 3D, strips/0.5", 1.0, Backend::cuda);
 }
 
@@ -365,9 +371,7 @@ TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {
 TEST(DecompositionCuda, SkippingDryWallsChangesNothing) {
     const auto comm = world();
     SKIP_WITHOUT_A_GPU_EACH(comm);
-    Case c = dambreak_3d(0.02);
-    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
-    c.run.balance_interval = 20;
+    const Case c = balanced_dambreak_3d();
     CudaOptions compute;
     compute.skip_dry_walls = false;
     auto a = make_cuda_simulation(c, *comm); // skips

@@ -270,8 +270,8 @@ private:
     DeviceArray<std::uint32_t> column_counts_; ///< balance(): fluid, boundary per bin column
     float largest_speed_ = 0.0f; ///< m/s, owned fluid over every process, after the last step
 
-    // Dry wall particles (CudaOptions::skip_dry_walls; one process, symplectic, reorder, the
-    // default physics, walls at rest): per particle the fluid travel (m) below which it needs no
+    // Dry wall particles (CudaOptions::skip_dry_walls; symplectic, reorder, the default
+    // physics, walls at rest): per particle the fluid travel (m) below which it needs no
     // query (DryWalls), with motion_/id_: current_; the travel itself, √3 × each step's largest
     // move along an axis, summed (double, on the device).
     bool dry_walls_ = false;

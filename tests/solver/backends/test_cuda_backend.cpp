@@ -94,6 +94,16 @@ Case dambreak_3d(double dp) {
     return c;
 }
 
+/// Steps two simulations of the same case side by side and returns how far their states are
+/// apart at the end.
+Difference difference_after(Simulation& a, Simulation& b, int steps) {
+    for (int k = 0; k < steps; ++k) {
+        a.step();
+        b.step();
+    }
+    return difference(a.snapshot(), b.snapshot());
+}
+
 TEST(CudaBackend, AgreesWithCpuOnDamBreak2D) {
     SKIP_WITHOUT_CUDA_DEVICE();
     expect_backends_agree(test::dambreak_case(0.04), 200, 2.0, "dam break 2D, symplectic");
@@ -166,15 +176,12 @@ TEST(CudaBackend, SkippingDryWallsChangesNothing) {
 TEST(CudaBackend, DirectAndQueuedInteractionsAgree) {
     SKIP_WITHOUT_CUDA_DEVICE();
     const Case c = dambreak_3d(0.02);
-    CudaOptions queued;
+    CudaOptions direct, queued;
+    direct.interaction = CudaInteraction::direct; // not the default (adaptive) any more
     queued.interaction = CudaInteraction::queued;
-    auto a = make_cuda_simulation(c); // direct
+    auto a = make_cuda_simulation(c, direct);
     auto b = make_cuda_simulation(c, queued);
-    for (int k = 0; k < 50; ++k) {
-        a->step();
-        b->step();
-    }
-    const Difference d = difference(a->snapshot(), b->snapshot());
+    const Difference d = difference_after(*a, *b, 50);
     EXPECT_LT(d.dx, 1e-4 * c.dp);
     EXPECT_LT(d.drho, 1e-5 * c.constants.rho0);
 }
@@ -200,11 +207,7 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
                 auto a = make_cuda_simulation(c, direct);
                 auto b = make_cuda_simulation(c, in_step);
                 const int steps = c.dimension == 2 ? 300 : 100;
-                for (int k = 0; k < steps; ++k) {
-                    a->step();
-                    b->step();
-                }
-                const Difference d = difference(a->snapshot(), b->snapshot());
+                const Difference d = difference_after(*a, *b, steps);
                 std::printf("%dD, %s, dry walls %s: %d steps to t = %.3f s; in-step against "
                             "direct: max |dx| %g, |dv| %g, |drho| %g\n",
                             c.dimension, module, dry_walls ? "skipped" : "computed", steps,
@@ -229,11 +232,7 @@ TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
         auto a = make_cuda_simulation(c, direct);
         auto b = make_cuda_simulation(c); // adaptive
         const int steps = 200;
-        for (int k = 0; k < steps; ++k) {
-            a->step();
-            b->step();
-        }
-        const Difference d = difference(a->snapshot(), b->snapshot());
+        const Difference d = difference_after(*a, *b, steps);
         std::printf("%s: %d steps, %llu of them in step; adaptive against direct: max |dx| %g, "
                     "|drho| %g\n",
                     module, steps, static_cast<unsigned long long>(b->in_step_steps()), d.dx,
