@@ -44,9 +44,12 @@ struct ModuleResult {
     double ms_per_step = 0.0;
     double stage_ms[4] = {}; ///< construction, reorder, interaction, integration
     double rest_ms = 0.0;
-    double output_wait_ms = 0.0;          ///< per step: the stepping thread handing snapshots over
-    std::size_t snapshots = 0;            ///< written during the timed steps
-    double gauged_ms_per_step = 0.0;      ///< --gauges: steps with gauges after every one
+    double output_wait_ms = 0.0;     ///< per step: the stepping thread handing snapshots over
+    std::size_t snapshots = 0;       ///< written during the timed steps
+    double gauged_ms_per_step = 0.0; ///< --gauges: steps with gauges after every one
+    /// CUDA: the share of the timed steps whose corrector read the predictor pass's neighbour
+    /// lists (CudaOptions::corrector_lists).
+    double corrector_list_share = 0.0;
     double interleaved_ms_per_step = 0.0; ///< --gauges: the plain steps between those
     double mparticle_steps = 0.0;
     double bytes_per_particle = 0.0;
@@ -259,7 +262,11 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << (symplectic ? "2 interaction passes per step; the reorder layout's corrector reuses the "
                          "predictor's neighbour structure"
                        : "1 construction and 1 pass per step")
-        << (symplectic && gpu && options.cuda.rebuild_for_corrector ? " (here: rebuilt)" : "")
+        << (symplectic && gpu && options.cuda.rebuild_for_corrector ? " (here: rebuilt)"
+            : symplectic && gpu && options.cuda.corrector_lists
+                ? "; CUDA, a traversal in bin order: the corrector reads the neighbours the "
+                  "predictor's pass listed"
+                : "")
         << "), " << to_string(c.physics.kernel) << " kernel\n"
         << "backend: " << (gpu ? "cuda, " + cuda_device_name() : std::string("cpu"))
         << "; each module: " << options.warmup_steps << " warm-up + " << options.steps
@@ -316,6 +323,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         double output_time = options.output_interval ? next_output() : 0.0;
 
         const StageTimes before = sim->stage_times();
+        const std::uint64_t listed_before = gpu_sim ? gpu_sim->corrector_list_steps() : 0;
         const auto start_clock = std::chrono::steady_clock::now();
         for (int k = 0; k < options.steps; ++k) {
             sim->step();
@@ -335,6 +343,10 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         ModuleResult r;
         r.module = module;
         r.output_wait_ms = 1e3 * output_wait / options.steps;
+        if (gpu_sim)
+            r.corrector_list_share =
+                static_cast<double>(gpu_sim->corrector_list_steps() - listed_before) /
+                options.steps;
         if (writer) {
             writer->flush(); // after the clock: the pool's backlog is not the step's
             r.snapshots = series->count();
@@ -460,8 +472,15 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << (start ? "which from a developed flow may differ by splashing particles excluded a "
                     "step apart"
                   : "equal particle counts")
-        << ").\n"
-        << "fastest: " << fastest->module.name() << ", " << fixed(fastest->ms_per_step, 3)
+        << ").\n";
+    if (gpu && symplectic && options.cuda.corrector_lists) {
+        out << "Timed steps whose corrector read the predictor pass's neighbour lists:";
+        for (const ModuleResult& r : results)
+            out << ' ' << r.module.name() << ' ' << fixed(100.0 * r.corrector_list_share, 0) << " %"
+                << (&r == &results.back() ? "" : ",");
+        out << ".\n";
+    }
+    out << "fastest: " << fastest->module.name() << ", " << fixed(fastest->ms_per_step, 3)
         << " ms per step = " << fixed(fastest->mparticle_steps, 1)
         << " million particle-steps per second\n";
 
@@ -476,7 +495,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
            "interaction_ms,integration_ms,rest_ms,neighbour_share,mparticle_steps_per_s,"
            "bytes_per_particle,final_particles,max_dx_over_dp,max_drho_over_rho0,agrees,"
            "start_time_s,output_interval_s,output_wait_ms,snapshots,interleaved_ms_per_step,"
-           "gauged_ms_per_step\n";
+           "gauged_ms_per_step,corrector_list_share\n";
     csv << std::setprecision(9);
     for (const ModuleResult& r : results) {
         csv << c.name << ',' << c.dimension << ',' << n << ',' << particles.fluid_count << ','
@@ -493,7 +512,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             << (start ? start->time : 0.0) << ','
             << (options.output_interval ? *options.output_interval : 0.0) << ',' << r.output_wait_ms
             << ',' << r.snapshots << ',' << r.interleaved_ms_per_step << ',' << r.gauged_ms_per_step
-            << '\n';
+            << ',' << r.corrector_list_share << '\n';
     }
     if (!csv)
         throw std::runtime_error("cannot write the bench CSV " + csv_path);

@@ -257,15 +257,16 @@ Options parse_options(int argc, char** argv) {
         ->check(CLI::IsMember({"adaptive", "direct", "in-step", "queued"}).description(""))
         ->capture_default_str()
         ->type_name("adaptive|direct|in-step|queued");
-    std::string corrector = "reuse";
+    std::string corrector = "list";
     bench
-        ->add_option(
-            "--corrector", corrector,
-            "symplectic, reorder layout: reuse the predictor's neighbour structure for the "
-            "corrector (exact with a skin) or rebuild it")
-        ->check(CLI::IsMember({"reuse", "rebuild"}).description(""))
+        ->add_option("--corrector", corrector,
+                     "symplectic, reorder layout: the corrector reads the neighbours the "
+                     "predictor's pass listed, those the predictor can bring within R (CUDA, a "
+                     "traversal in bin order, one GPU; else reuse), reuses the predictor's "
+                     "neighbour structure (exact with a skin) or rebuilds it")
+        ->check(CLI::IsMember({"list", "reuse", "rebuild"}).description(""))
         ->capture_default_str()
-        ->type_name("reuse|rebuild");
+        ->type_name("list|reuse|rebuild");
     std::string dry_walls = "skip";
     bench
         ->add_option("--dry-walls", dry_walls,
@@ -400,6 +401,7 @@ Options parse_options(int argc, char** argv) {
                     : interaction == "direct"  ? CudaInteraction::direct
                                                : CudaInteraction::adaptive;
     o.rebuild_for_corrector = corrector == "rebuild";
+    o.corrector_lists = corrector == "list";
     o.compute_dry_walls = dry_walls == "compute";
     return o;
 }

@@ -69,6 +69,7 @@ struct Options {
     std::string csv;
     CudaInteraction interaction = CudaInteraction::adaptive;
     bool rebuild_for_corrector = false; ///< bench --corrector rebuild (CUDA backend)
+    bool corrector_lists = true;        ///< bench --corrector list, the default (CUDA backend)
     bool compute_dry_walls = false;     ///< bench --dry-walls compute (CUDA backend)
     bool bench_gauges = false;
 };

@@ -4,9 +4,11 @@
 
 #include "backends/cuda/cuda_backend.h"
 
+#include "case/constants.h"
 #include "neighbours/vec.h"
 
 #include <cmath>
+#include <variant>
 
 namespace sluice {
 
@@ -34,10 +36,25 @@ double device_bytes_per_particle(const Case& c) {
     if (symplectic && !index && c.physics.viscosity == ViscosityKind::artificial &&
         c.physics.diffusion == DensityDiffusionKind::molteni)
         bytes += 2 * word;
+    // The corrector's neighbour lists (CudaOptions::corrector_lists, the default; symplectic,
+    // reorder, a traversal in bin order): the entries and a count.
+    const bool label_order = std::holds_alternative<ModularQuery>(c.neighbours.query) ||
+                             std::holds_alternative<HybridQuery>(c.neighbours.query);
+    if (symplectic && !index && !label_order)
+        bytes += word * (corrector_list_capacity(c) + 1);
     return bytes;
 }
 
 } // namespace
+
+std::uint32_t corrector_list_capacity(const Case& c) {
+    constexpr double pi = 3.14159265358979323846;
+    const double reach = 2.0 * smoothing_length(c) * (1.0 + 1.0 / 32.0) / c.dp; // in dp
+    const double ball =
+        c.dimension == 3 ? 4.0 / 3.0 * pi * reach * reach * reach : pi * reach * reach;
+    const auto entries = static_cast<std::uint32_t>(std::ceil(1.25 * ball));
+    return (entries + 7) / 8 * 8;
+}
 
 CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double bins) {
     CudaMemoryEstimate m;

@@ -185,6 +185,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
                 options_.stage_timing;
+    walls_at_rest_ = walls_at_rest;
     dry_walls_ = options_.skip_dry_walls && symplectic && layout_ == Layout::reorder &&
                  walls_at_rest && MonaghanMolteniModel::matches(fluid_) &&
                  options_.interaction != CudaInteraction::queued;
@@ -205,6 +206,27 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         if (comm_)
             dry_margin_ =
                 std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - radius_)));
+    }
+    lists_ = options_.corrector_lists && reuse_for_corrector() && !comm_ &&
+             options_.interaction != CudaInteraction::queued &&
+             std::visit([](auto q) { return !detail::in_label_order<decltype(q)>; }, query_);
+    if (lists_) {
+        list_capacity_ = options_.corrector_list_entries > 0 ? options_.corrector_list_entries
+                                                             : corrector_list_capacity(c);
+        // time_step (integrators.h) from the same float constants: dt ≤ cfl · h / c0.
+        const double dt_bound = options_.corrector_list_dt_scale * cfl_ *
+                                static_cast<double>(fluid_.h) / static_cast<double>(fluid_.c0);
+        list_dt_bound_ = std::nextafter(static_cast<float>(dt_bound), HUGE_VALF);
+        double speed = 0.0; // the state's largest fluid speed; then the corrector's
+        for (std::uint32_t k = 0; k < n_; ++k)
+            if (decode_type(motion_signed_density<D>(motion[k])) == ParticleType::fluid)
+                speed = std::max(speed, std::sqrt(static_cast<double>(norm2(velocity[k]))));
+        list_speed_max_ = static_cast<float>(speed * (1.0 + 1e-5));
+        // Whole blocks of the interaction kernel: every thread of its grid writes a count.
+        const std::size_t slots =
+            static_cast<std::size_t>(blocks_for(capacity_, interaction_block)) * interaction_block;
+        list_indices_.allocate(slots * list_capacity_, account_);
+        list_counts_.allocate(slots, account_);
     }
     if (layout_ == Layout::index) {
         SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
@@ -421,9 +443,10 @@ template <int D>
 struct LaunchInteraction {
     CudaSimulation<D>* simulation;
     DryWalls dry;
+    NeighbourLists lists;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_interaction<QueryT>(view, kernel, dry);
+        simulation->template launch_interaction<QueryT>(view, kernel, dry, lists);
     }
 };
 
@@ -440,32 +463,54 @@ struct LaunchCount {
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel,
-                                           const DryWalls& dry) {
+                                           const DryWalls& dry, const NeighbourLists& lists) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction != CudaInteraction::queued) {
         // The default physics with its models fixed at compile time (physics.h), else any; the
-        // in-step walk where the traversal takes a row as one range of a reorder layout.
-        const auto launch = [&](auto in_step) {
+        // in-step walk where the traversal takes a row as one range of a reorder layout; the
+        // corrector's lists where the traversal is in bin order over a reorder layout.
+        const auto launch = [&](auto in_step, auto list_mode) {
             if (MonaghanMolteniModel::matches(fluid_))
-                interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step()>
-                    <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
-                                                                derivatives_.get(), scalars_.get(),
-                                                                d_tags(), dry);
+                interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step(),
+                                   list_mode()><<<blocks, interaction_block, 0, stream_>>>(
+                    view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(),
+                    d_tags(), dry, lists);
             else
-                interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step()>
+                interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step(), list_mode()>
                     <<<blocks, interaction_block, 0, stream_>>>(view, particles, kernel, fluid_, n_,
                                                                 derivatives_.get(), scalars_.get(),
-                                                                d_tags(), DryWalls{});
+                                                                d_tags(), DryWalls{}, lists);
         };
-        if constexpr (std::is_same_v<ViewT, NeighbourView<D>> && !detail::bin_by_bin<QueryT>) {
-            if (in_step_now_) {
-                launch(std::true_type{});
+        using NoLists = std::integral_constant<ListMode, ListMode::none>;
+        using WriteLists = std::integral_constant<ListMode, ListMode::write>;
+        using ReadLists = std::integral_constant<ListMode, ListMode::read>;
+        constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
+        constexpr bool in_step_capable = walks_reorder && !detail::bin_by_bin<QueryT>;
+        if constexpr (walks_reorder && !detail::in_label_order<QueryT>) {
+            if (lists.indices != nullptr) {
+                if (!lists.write) // the corrector's pass reads them directly
+                    launch(std::false_type{}, ReadLists{});
+                else if constexpr (in_step_capable) {
+                    if (in_step_now_)
+                        launch(std::true_type{}, WriteLists{});
+                    else
+                        launch(std::false_type{}, WriteLists{});
+                } else {
+                    launch(std::false_type{}, WriteLists{});
+                }
                 SLUICE_CUDA_CHECK_LAUNCH();
                 return;
             }
         }
-        launch(std::false_type{});
+        if constexpr (in_step_capable) {
+            if (in_step_now_) {
+                launch(std::true_type{}, NoLists{});
+                SLUICE_CUDA_CHECK_LAUNCH();
+                return;
+            }
+        }
+        launch(std::false_type{}, NoLists{});
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
@@ -480,7 +525,7 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         (void)configured;
         function<<<blocks, interaction_block, shared, stream_>>>(
             view, particles, kernel, fluid_, n_, derivatives_.get(), scalars_.get(), d_tags(),
-            DryWalls{});
+            DryWalls{}, NeighbourLists{});
     }
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -497,8 +542,19 @@ void CudaSimulation<D>::interact(Pass pass) {
         dry.reach2 = dry.reach * dry.reach;
         dry.retry_wet = steps_ % 16 == 0;
     }
+    NeighbourLists lists;
+    if (lists_ && pass != Pass::other) {
+        lists.indices = list_indices_.get();
+        lists.counts = list_counts_.get();
+        lists.capacity = list_capacity_;
+        lists.write = pass == Pass::build;
+        lists.walls_list_fluid = walls_at_rest_;
+        lists.dt_bound = list_dt_bound_;
+        lists.speed_max = list_speed_max_;
+        lists.dt = &scalars_.get()->dt_float;
+    }
     dispatch_neighbour_query<D>(query_, view_,
-                                with_kernel(LaunchInteraction<D>{this, dry}, kernel_));
+                                with_kernel(LaunchInteraction<D>{this, dry, lists}, kernel_));
     mark(interaction);
     if (nccl_) { // the pass's maxima over every GPU (float bits of non-negative floats)
         nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);
@@ -552,7 +608,7 @@ void CudaSimulation<D>::step() {
             build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
             fluid_, density_min_, density_max_, scalars, skins ? &scalars->step_skin : nullptr,
-            d_tags());
+            d_tags(), comm_ || lists_);
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         if (reused) // gauges after the step query the state through it
@@ -617,6 +673,11 @@ void CudaSimulation<D>::step() {
     ++steps_;
     if (in_step_now_)
         ++in_step_steps_;
+    if (lists_) {
+        if (s.dt_float <= list_dt_bound_) // as the corrector's pass decided
+            ++corrector_list_steps_;
+        list_speed_max_ = float_from_bits(s.speed_max_bits) * (1.0f + 1e-5f);
+    }
     if (adaptive_)
         adapt_interaction(interaction_seconds);
     binned_ = s.binned;

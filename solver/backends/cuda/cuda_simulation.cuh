@@ -74,6 +74,7 @@ public:
     std::vector<std::uint32_t> neighbour_counts() override;
     std::uint32_t dry_wall_count() const override;
     std::uint64_t in_step_steps() const override { return in_step_steps_; }
+    std::uint64_t corrector_list_steps() const override { return corrector_list_steps_; }
     std::optional<SlabDecomposition> decomposition() const override {
         if (!comm_)
             return std::nullopt;
@@ -82,7 +83,8 @@ public:
 
     // Launches, dispatched over (query, view, kernel) (public for the functors below).
     template <class QueryT, class ViewT, class KernelT>
-    void launch_interaction(const ViewT& view, const KernelT& kernel, const DryWalls& dry);
+    void launch_interaction(const ViewT& view, const KernelT& kernel, const DryWalls& dry,
+                            const NeighbourLists& lists);
     template <class QueryT, class ViewT>
     void launch_count(const ViewT& view, std::uint32_t* d_counts_by_id);
     template <class QueryT, class ViewT, class KernelT>
@@ -278,6 +280,17 @@ private:
     DeviceArray<float> dry_until_[2];
     DeviceArray<double> travel_;
     float dry_margin_ = 0.0f; ///< m: how far beyond R the build pass looks for fluid
+
+    // The corrector's neighbour lists (CudaOptions::corrector_lists, NeighbourLists): entries
+    // per particle, the bound on dt (s), the largest fluid speed of the state (m/s, rounded
+    // up), the steps whose corrector read them.
+    bool lists_ = false;
+    bool walls_at_rest_ = false; ///< every wall particle's velocity is 0 (it stays so: DBC)
+    DeviceArray<std::uint32_t> list_indices_, list_counts_;
+    std::uint32_t list_capacity_ = 0;
+    float list_dt_bound_ = 0.0f;
+    float list_speed_max_ = 0.0f;
+    std::uint64_t corrector_list_steps_ = 0;
 };
 
 } // namespace sluice::gpu

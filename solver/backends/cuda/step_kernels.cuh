@@ -258,6 +258,146 @@ certify_dry_wall(const ViewT& view, const Vec<D>& x, const PackedParticlesView<D
     dry.until[i] = dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
 }
 
+/// The corrector's neighbour lists (CudaOptions::corrector_lists; symplectic, reorder layout, a
+/// traversal in bin order, one GPU). The build pass lists, per particle i, every candidate j
+/// that the predictor can bring within R: the symplectic predictor moves fluid particle j by
+/// dt/2 · v_j and no wall particle (integrators.h), and dt ≤ cfl · h / c0 (time_step: dt_cv ≤
+/// h/c0), so a pair within R after it lay within R + dt_bound/2 · (|v_i| + |v_j|) before. The
+/// build pass's query reaches R + dt_bound/2 · (|v_i| + the largest fluid speed), and each
+/// candidate beyond R is listed when it lies within its pair's own reach (a slow pair's is R and
+/// a rounding slack). The corrector's pass reads each list instead of walking the predictor's
+/// structure again, in the walk's order with the same test on the same r_ij: the same sums.
+/// A step whose dt exceeded dt_bound (none does) walks, as without lists. `indices` null: none.
+struct NeighbourLists {
+    /// Entry k of the particle in lane l of warp w at [(w · capacity + k) · 32 + l]: a warp's
+    /// lanes read their k-th entries as one 128-byte line.
+    std::uint32_t* indices = nullptr;
+    /// Per particle: its entries, or more than capacity when it has no list (a lane that did not
+    /// query, or one whose candidates overflowed it).
+    std::uint32_t* counts = nullptr;
+    std::uint32_t capacity = 0;
+    bool write = false; ///< the build pass (else the corrector's: read)
+    /// Walls at rest (as DryWalls): a wall particle lists its fluid neighbours only, since
+    /// every wall-wall pair term is +0 (v_ij = 0) and the sums are the same without them.
+    bool walls_list_fluid = false;
+    float dt_bound = 0.0f;     ///< s: cfl · h / c0, rounded up
+    float speed_max = 0.0f;    ///< write: the largest fluid speed of state n (m/s), rounded up
+    const float* dt = nullptr; ///< read: the step's dt (s; device)
+};
+
+/// A count for a particle without a list.
+constexpr std::uint32_t no_list = 0xffffffffu;
+
+/// What an interaction pass does with NeighbourLists (an interaction kernel's template
+/// argument, so that each pass holds only its own code and registers): nothing, write them
+/// (the build pass) or read them (the corrector's).
+enum class ListMode { none, write, read };
+
+/// Particle i's entry 0; entry k lies k · 32 words further.
+__device__ __forceinline__ std::uint32_t* list_slots(const NeighbourLists& lists, std::uint32_t i) {
+    return lists.indices + (static_cast<std::size_t>(i / 32) * lists.capacity) * 32 + i % 32;
+}
+
+/// The lists' slack over the reach of a pair at x: more than the float rounding of the predicted
+/// positions and of the distances (generous: it only lengthens lists).
+template <int D>
+__device__ __forceinline__ float list_slack(float radius, const Vec<D>& x) {
+    constexpr float epsilon = 1.1920929e-7f; // FLT_EPSILON
+    float magnitude = radius;
+    SLUICE_UNROLL
+    for (int k = 0; k < D; ++k)
+        magnitude += fabsf(x[k]);
+    return 1e-4f * radius + 64.0f * epsilon * magnitude;
+}
+
+/// A visitor over the build pass's query widened to R + dt_bound/2 · (|v_i| + speed_max) +
+/// slack: lists each candidate within its pair's reach R + dt_bound/2 · (|v_i| + |v_j|) + slack
+/// (the first `capacity`; count goes on; a wall particle with `walls_list_fluid` only its fluid
+/// ones) and runs the pair terms for those within R (the plain query's test, order and sums).
+template <int D, class PairT>
+struct ListWriter {
+    PairT& pair;
+    std::uint32_t* slots;
+    std::uint32_t capacity;
+    float radius, radius2; ///< R, R² (the plain query's)
+    float base_reach;      ///< R + dt_bound/2 · |v_i| + slack (m)
+    float half_dt_bound;   ///< s
+    bool walls_list_fluid;
+    std::uint32_t count = 0;
+
+    __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
+        const bool within = r2 < radius2;
+        bool listed = within && (pair.fluid_i || !walls_list_fluid);
+        if (!listed) {
+            const NeighbourMotion<D> mj = pair.particles.motion(j);
+            if (mj.fluid || pair.fluid_i || !walls_list_fluid) {
+                const float reach =
+                    base_reach + (mj.fluid ? half_dt_bound * sqrtf(norm2(mj.velocity)) : 0.0f);
+                listed = within || r2 < reach * reach;
+            }
+        }
+        if (listed) {
+            if (count < capacity)
+                slots[count * 32] = j;
+            ++count;
+        }
+        if (within)
+            pair(j, rij, r2);
+    }
+};
+
+/// walk(view, pair), or when Writing walk(view widened as ListWriter says, a ListWriter of
+/// particle i around pair); returns the entries listed (no_list when none are).
+template <bool Writing, class ViewT, class PairT, class WalkT, int D = ViewT::dimension>
+__device__ __forceinline__ std::uint32_t
+walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t i, const Vec<D>& x,
+                  PairT& pair, const WalkT& walk) {
+    if constexpr (!Writing) {
+        walk(view, pair);
+        return no_list;
+    } else {
+        const float half_dt_bound = 0.5f * lists.dt_bound;
+        const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : 0.0f;
+        const float base_reach = view.radius + half_dt_bound * speed_i + list_slack(view.radius, x);
+        ViewT wide = view;
+        wide.radius = base_reach + half_dt_bound * lists.speed_max;
+        wide.radius2 = wide.radius * wide.radius;
+        ListWriter<D, PairT> writer{pair,          list_slots(lists, i),  lists.capacity,
+                                    view.radius,   view.radius2,          base_reach,
+                                    half_dt_bound, lists.walls_list_fluid};
+        walk(wide, writer);
+        return writer.count;
+    }
+}
+
+/// The corrector's pass over particle i's list of `count` entries: pair(j, r_ij, r²) for those
+/// within R now, in the list's order, candidate_batch positions in flight at a time (as
+/// visit_range).
+template <int D, class PairT>
+__device__ __forceinline__ void visit_listed(const std::uint32_t* slots, std::uint32_t count,
+                                             const Vec<D>* positions, const Vec<D>& x,
+                                             float radius2, PairT& pair) {
+    constexpr int batch = detail::candidate_batch;
+    for (std::uint32_t k = 0; k < count; k += batch) {
+        // Past the end the last entry is loaded again (a cache hit) and skipped below.
+        std::uint32_t j[batch];
+        SLUICE_UNROLL
+        for (int u = 0; u < batch; ++u)
+            j[u] = detail::load_pbm(slots + (k + u < count ? k + u : count - 1) * 32);
+        Vec<D> xj[batch];
+        SLUICE_UNROLL
+        for (int u = 0; u < batch; ++u)
+            xj[u] = detail::load_position(positions + j[u]);
+        SLUICE_UNROLL
+        for (int u = 0; u < batch; ++u) {
+            const Vec<D> rij = x - xj[u];
+            const float r2 = neighbour_distance2(rij);
+            if (k + u < count && r2 < radius2)
+                pair(j[u], rij, r2);
+        }
+    }
+}
+
 /// One interaction pass over the binned particles (load_if_binned): derivatives
 /// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
 /// max on their bit patterns (non-negative floats order like their bits).
@@ -268,14 +408,16 @@ certify_dry_wall(const ViewT& view, const Vec<D>& x, const PackedParticlesView<D
 /// dry wall particles (DryWalls), taken only by the default physics' direct pass over a reorder
 /// layout (the instantiations the backend enables it for). InStepT (QueueT = 0, reorder layout,
 /// a traversal whose rows are one range each): the lanes walk their neighbours in step
-/// (warp_query.cuh), the same sums as the direct visitor.
+/// (warp_query.cuh), the same sums as the direct visitor. `lists`: the corrector's neighbour
+/// lists (NeighbourLists), written by the build pass (direct or in step) and read by the
+/// corrector's pass (direct), over a reorder layout and a traversal in bin order.
 template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT, bool InStepT = false,
-          int D = ViewT::dimension>
+          ListMode ListT = ListMode::none, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                        FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
                        StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags,
-                       DryWalls dry) {
+                       DryWalls dry, NeighbourLists lists) {
     // Traversals in bin order only: a widened block then visits the neighbours within R in the
     // same order (a label order would change with the block's width), so the sums are the same.
     constexpr bool dry_capable = QueueT == 0 && std::is_same_v<ModelT, MonaghanMolteniModel> &&
@@ -284,6 +426,14 @@ __global__ void __launch_bounds__(interaction_block)
     static_assert(!InStepT || (QueueT == 0 && std::is_same_v<ViewT, NeighbourView<D>> &&
                                !detail::bin_by_bin<QueryT>),
                   "the in-step walk takes a reorder layout's rows as one range each");
+    // Lists keep the walk's order: a traversal in bin order over a reorder layout.
+    static_assert(ListT == ListMode::none ||
+                      (QueueT == 0 && std::is_same_v<ViewT, NeighbourView<D>> &&
+                       !detail::in_label_order<QueryT> && !(InStepT && ListT == ListMode::read)),
+                  "lists keep the walk's order: a traversal in bin order over a reorder layout; "
+                  "the corrector's pass reads them directly");
+    constexpr bool writing_lists = ListT == ListMode::write;
+    std::uint32_t listed = no_list; // what this lane wrote to its list
     using BlockReduce = cub::BlockReduce<float, interaction_block>;
     __shared__ typename BlockReduce::TempStorage reduce_storage;
     extern __shared__ std::uint32_t queue_storage[];
@@ -341,12 +491,20 @@ __global__ void __launch_bounds__(interaction_block)
         }
         // Warps of wall particles only stay direct: walls do not move, so their lanes' rows and
         // neighbours differ little and the queue's bookkeeping would cost more than it saves.
-        if (__any_sync(0xffffffffu, queries && pair.fluid_i))
-            for_each_neighbour_in_step<QueryT, in_step_capacity>(view, x, queries && dry_case == 0,
-                                                                 &in_step_queue[0][threadIdx.x],
-                                                                 interaction_block, pair);
-        else if (queries && dry_case == 0)
-            for_each_neighbour<QueryT>(view, x, pair);
+        const bool walks = queries && dry_case == 0;
+        if (__any_sync(0xffffffffu, queries && pair.fluid_i)) {
+            const std::uint32_t count = walk_writing_list<writing_lists>(
+                view, lists, i, x, pair, [&](const auto& v, auto& visitor) {
+                    for_each_neighbour_in_step<QueryT, in_step_capacity>(
+                        v, x, walks, &in_step_queue[0][threadIdx.x], interaction_block, visitor);
+                });
+            if (walks)
+                listed = count;
+        } else if (walks) {
+            listed = walk_writing_list<writing_lists>(
+                view, lists, i, x, pair,
+                [&](const auto& v, auto& visitor) { for_each_neighbour<QueryT>(v, x, visitor); });
+        }
         if (halo) {
             derivatives[i] = Float4{};
         } else if (binned) {
@@ -371,7 +529,25 @@ __global__ void __launch_bounds__(interaction_block)
         } else if (dry_case == 2) {
             d = pair.result();
         } else if constexpr (QueueT == 0) {
-            for_each_neighbour<QueryT>(view, x, pair);
+            bool walked = false;
+            if constexpr (writing_lists) {
+                listed = walk_writing_list<true>(view, lists, i, x, pair,
+                                                 [&](const auto& v, auto& visitor) {
+                                                     for_each_neighbour<QueryT>(v, x, visitor);
+                                                 });
+                walked = true;
+            } else if constexpr (ListT == ListMode::read) {
+                if (__ldg(lists.dt) <= lists.dt_bound) {
+                    const std::uint32_t count = detail::load_pbm(lists.counts + i);
+                    if (count <= lists.capacity) {
+                        visit_listed(list_slots(lists, i), count, view.positions, x, view.radius2,
+                                     pair);
+                        walked = true;
+                    }
+                }
+            }
+            if (!walked)
+                for_each_neighbour<QueryT>(view, x, pair);
             d = pair.result();
         } else {
             NeighbourQueue<D, Visitor, QueueT> queue{queue_storage + threadIdx.x, x, view.positions,
@@ -385,6 +561,8 @@ __global__ void __launch_bounds__(interaction_block)
         if (pair.fluid_i)
             acceleration2 = norm2(d.acceleration);
     }
+    if constexpr (writing_lists) // every thread of the grid: the array covers whole blocks
+        lists.counts[i] = listed;
     const float block_acceleration2 = BlockReduce(reduce_storage).Reduce(acceleration2, MaxOp{});
     __syncthreads(); // reduce_storage is reused
     const float block_mu = BlockReduce(reduce_storage).Reduce(mu, MaxOp{});
@@ -436,18 +614,20 @@ __global__ void __launch_bounds__(block_size)
         block_max_into(largest_move_out, moved);
 }
 
-/// correct_kernel's work for particle i; returns how far it moved since state n.
+/// correct_kernel's work for particle i; returns how far it moved since state n, and `held`:
+/// whether the build held it (an excluded particle keeps its state, and never moves again).
 template <int D>
 __device__ __forceinline__ float correct_particle(
     const BuildOrder<D>& order, Vec<D>* position, Float4* __restrict__ motion,
     const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_position,
     const Vec<D>* __restrict__ previous_velocity, const float* __restrict__ previous_density,
     std::uint32_t i, FluidConstants c, float density_min, float density_max,
-    StepScalars* __restrict__ scalars, bool halo) {
+    StepScalars* __restrict__ scalars, bool halo, bool& held) {
     const Vec<D> x = detail::load_position(order.positions + i);
     float moved = 0.0f;
     bool bad;
-    if (!order.holds(i, x)) {
+    held = order.holds(i, x);
+    if (!held) {
         position[i] = x;
         bad = state_is_bad(unpack_particle(x, motion[i]), density_min, density_max);
     } else {
@@ -473,7 +653,8 @@ __device__ __forceinline__ float correct_particle(
 /// writing it), plus the failure check of every particle. previous_* are in the predictor's
 /// order: particle i reads them at order.previous_index(i). largest_move_out (optional): the
 /// largest move since state n (the predictor's build). tags (several GPUs, else null): halo
-/// copies are not checked, and the largest speed of the owned fluid goes to speed_max_bits.
+/// copies are not checked. track_speed: the largest speed of the (owned) fluid that the build
+/// held goes to speed_max_bits.
 template <int D>
 __global__ void __launch_bounds__(block_size)
     correct_kernel(BuildOrder<D> order, Vec<D>* position, Float4* __restrict__ motion,
@@ -482,15 +663,17 @@ __global__ void __launch_bounds__(block_size)
                    const Vec<D>* __restrict__ previous_velocity,
                    const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
                    float density_min, float density_max, StepScalars* __restrict__ scalars,
-                   float* __restrict__ largest_move_out, const std::uint32_t* __restrict__ tags) {
+                   float* __restrict__ largest_move_out, const std::uint32_t* __restrict__ tags,
+                   bool track_speed) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     float moved = 0.0f, speed = 0.0f;
     if (i < n) {
         const bool halo = tags != nullptr && is_halo(tags[i]);
+        bool held;
         moved = correct_particle(order, position, motion, derivatives, previous_position,
                                  previous_velocity, previous_density, i, c, density_min,
-                                 density_max, scalars, halo);
-        if (tags != nullptr && !halo) {
+                                 density_max, scalars, halo, held);
+        if (track_speed && held && !halo) {
             const ParticleState<D> p = unpack_particle(position[i], motion[i]);
             if (p.type == ParticleType::fluid)
                 speed = sqrtf(norm2(p.velocity));
@@ -498,7 +681,7 @@ __global__ void __launch_bounds__(block_size)
     }
     if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
         block_max_into(largest_move_out, moved);
-    if (tags != nullptr)
+    if (track_speed) // the same for every thread
         block_max_into(reinterpret_cast<float*>(&scalars->speed_max_bits), speed);
 }
 

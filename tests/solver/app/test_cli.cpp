@@ -261,10 +261,15 @@ TEST_F(Cli, BenchMeasuresWhatGaugesCost) {
     EXPECT_TRUE(contains(r.output, "| ms/step without / with gauges | | gauge cost |")) << r.output;
     EXPECT_TRUE(contains(r.output, "the case's 2 gauge(s)")) << r.output;
     const std::string csv = read_file(dir_ / "g.csv");
-    EXPECT_TRUE(contains(csv, ",gauged_ms_per_step\n")) << csv;
-    // The last column is the gauged time: a positive number.
+    EXPECT_TRUE(contains(csv, ",gauged_ms_per_step,corrector_list_share\n")) << csv;
+    // The last two columns: the gauged time, a positive number, and the share of correctors
+    // over neighbour lists (CUDA only: 0 on the CPU).
     const std::string last_line = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
-    EXPECT_GT(std::stod(last_line.substr(last_line.rfind(',') + 1)), 0.0) << csv;
+    const std::size_t last_comma = last_line.rfind(',');
+    const std::size_t comma_before = last_line.rfind(',', last_comma - 1);
+    EXPECT_GT(std::stod(last_line.substr(comma_before + 1, last_comma - comma_before - 1)), 0.0)
+        << csv;
+    EXPECT_EQ(std::stod(last_line.substr(last_comma + 1)), 0.0) << csv;
 }
 
 TEST_F(Cli, BenchTimesADevelopedFlowWithOutputOn) {

@@ -219,6 +219,72 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
             }
 }
 
+/// The corrector's neighbour lists (CudaOptions::corrector_lists, the default) against the
+/// corrector walking the predictor's structure: the same neighbours in the same order, so the
+/// same sums (the direct/queued tolerance: the list's loop contracts them into other fused
+/// multiply-adds). Traversals in bin order (strips, chords, moore), 2D and 3D, dry walls skipped
+/// and not, the build pass direct and in step; lists too short for most particles (those walk);
+/// lists built for a bound on dt below the steps' dt (those steps walk: 0.99 dt_max, which the
+/// first steps' dt = dt_max · c0 / (c0 + μ) exceeds on the H100 too, and 10⁻⁶ dt_max). A
+/// label-order traversal (hybrid) never lists.
+TEST(CudaBackend, CorrectorListsEqualTheWalk) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    struct Variant {
+        const char* what;
+        CudaInteraction interaction;
+        float dt_scale;
+        std::uint32_t entries;
+    };
+    const Variant variants[] = {
+        {"lists", CudaInteraction::direct, 1.0f, 0},
+        {"lists, written in step", CudaInteraction::in_step, 1.0f, 0},
+        {"lists of 24 entries", CudaInteraction::direct, 1.0f, 24},
+        {"lists for dt <= 0.99 dt_max", CudaInteraction::direct, 0.99f, 0},
+        {"lists for dt <= 1e-6 dt_max", CudaInteraction::direct, 1e-6f, 0},
+    };
+    const Case cases[] = {test::dambreak_case(0.04), dambreak_3d(0.02)};
+    for (const Case& base : cases)
+        for (const char* module : {"counting-sort/strips/0.3333333", "counting-sort/chords/0.5",
+                                   "radix-sort/moore/1", "counting-sort/hybrid/0.5"})
+            for (const bool dry_walls : {true, false})
+                for (const Variant& v : variants) {
+                    Case c = base;
+                    c.neighbours = parse_neighbour_module(module);
+                    CudaOptions walk, lists;
+                    walk.corrector_lists = false;
+                    walk.interaction = CudaInteraction::direct;
+                    lists.interaction = v.interaction;
+                    lists.corrector_list_dt_scale = v.dt_scale;
+                    lists.corrector_list_entries = v.entries;
+                    walk.skip_dry_walls = lists.skip_dry_walls = dry_walls;
+                    auto a = make_cuda_simulation(c, walk);
+                    auto b = make_cuda_simulation(c, lists);
+                    const int steps = c.dimension == 2 ? 300 : 100;
+                    const Difference d = difference_after(*a, *b, steps);
+                    const std::uint64_t listed = b->corrector_list_steps();
+                    std::printf("%dD, %s, dry walls %s, %s: %d steps to t = %.3f s, %llu "
+                                "correctors over lists; against the walk: max |dx| %g, |dv| %g, "
+                                "|drho| %g\n",
+                                c.dimension, module, dry_walls ? "skipped" : "computed", v.what,
+                                steps, a->time(), static_cast<unsigned long long>(listed), d.dx,
+                                d.dv, d.drho);
+                    EXPECT_LT(d.dx, 1e-4 * c.dp) << module << ", " << v.what;
+                    EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module << ", " << v.what;
+                    EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << module;
+                    EXPECT_EQ(a->corrector_list_steps(), 0u) << module;
+                    const bool label_order =
+                        std::string(module).find("hybrid") != std::string::npos;
+                    if (label_order) {
+                        EXPECT_EQ(listed, 0u) << module << ", " << v.what;
+                    } else if (v.dt_scale < 1e-3f) {
+                        EXPECT_EQ(listed, 0u) << module << ", " << v.what;
+                    } else if (v.dt_scale == 1.0f) {
+                        EXPECT_EQ(listed, static_cast<std::uint64_t>(steps))
+                            << module << ", " << v.what;
+                    }
+                }
+}
+
 /// The adaptive choice (the default) probes the in-step walk after 64 steps and keeps whichever
 /// kernel measured faster; either way the state is the direct run's to rounding. A traversal that
 /// visits a row bin by bin (moore) never runs in step.
