@@ -5,9 +5,11 @@
 /// (SLUICE_CUDA=OFF) cuda_device_available() is false and make_cuda_simulation throws
 /// BackendUnavailable.
 ///
-/// Step (symplectic; Verlet has one pass): per interaction pass, the case's neighbour module
-/// builds the bin order and PBM on the device (CudaNeighbourBuilder, OutsidePolicy::exclude, grid
-/// over Case::domain); the particle arrays are gathered into that order; one thread per particle
+/// Step (symplectic; Verlet has one pass): the case's neighbour module builds the bin order and
+/// PBM on the device (CudaNeighbourBuilder, OutsidePolicy::exclude, grid over Case::domain) before
+/// the predictor's pass (a reorder layout's corrector reuses it with a skin, or reads the
+/// neighbour lists the predictor's pass wrote: CudaOptions); the particle arrays are gathered into
+/// that order; one thread per particle
 /// runs the physics.h functions over its neighbours (for_each_neighbour, templated on query and
 /// kernel, chosen once per launch); the integration kernels run integrators.h. dt comes from a
 /// block-wide CUB reduction of max |a| and max μ fused into the interaction kernel; the failure
