@@ -5,6 +5,7 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include "case/constants.h"
+#include "neighbours/query.h"
 #include "neighbours/vec.h"
 
 #include <cmath>
@@ -38,8 +39,8 @@ double device_bytes_per_particle(const Case& c) {
         bytes += 2 * word;
     // The corrector's neighbour lists (CudaOptions::corrector_lists, the default; symplectic,
     // reorder, a traversal in bin order): the entries and a count.
-    const bool label_order = std::holds_alternative<ModularQuery>(c.neighbours.query) ||
-                             std::holds_alternative<HybridQuery>(c.neighbours.query);
+    const bool label_order =
+        std::visit([](auto q) { return detail::in_label_order<decltype(q)>; }, c.neighbours.query);
     if (symplectic && !index && !label_order)
         bytes += word * (corrector_list_capacity(c) + 1);
     return bytes;
