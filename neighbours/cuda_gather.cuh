@@ -13,7 +13,8 @@
 namespace sluice {
 
 /// One array to reorder: out[k] = in[permutation[k]]. in and out are device pointers to distinct,
-/// non-overlapping arrays (a gather cannot run in place).
+/// non-overlapping arrays (a gather cannot run in place). A pair whose `in` is null is skipped:
+/// an array a solver carries only in some runs (`out` is then not touched and may be null too).
 template <class T>
 struct GatherPair {
     const T* in;
@@ -29,12 +30,13 @@ __global__ void __launch_bounds__(256) gather_kernel(const std::uint32_t* __rest
     if (k >= n)
         return;
     const std::uint32_t from = permutation[k];
-    ((pairs.out[k] = pairs.in[from]), ...);
+    ((pairs.in != nullptr ? void(pairs.out[k] = pairs.in[from]) : void()), ...);
 }
 
 } // namespace detail
 
-/// Enqueues out[k] = in[d_permutation[k]], k < n, for every pair, on stream (one launch).
+/// Enqueues out[k] = in[d_permutation[k]], k < n, for every pair whose `in` is not null, on
+/// stream (one launch).
 /// d_permutation comes from CudaNeighbourBuilder::d_permutation().
 /// \throws CudaError if the launch fails.
 template <class... T>

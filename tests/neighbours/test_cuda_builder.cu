@@ -531,4 +531,24 @@ TEST(CudaGather, ReordersSeveralArraysByThePermutation) {
     }
 }
 
+TEST(CudaGather, SkipsAPairWithoutInput) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const std::uint32_t n = 5000;
+    std::vector<std::uint32_t> perm(n);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::reverse(perm.begin(), perm.end());
+    std::vector<float> a(n), untouched(n, -7.0f);
+    std::iota(a.begin(), a.end(), 1.0f);
+    DeviceArray<std::uint32_t> d_perm(perm);
+    DeviceArray<float> d_a(a), d_a_out(n), d_kept(untouched);
+    gather(cudaStreamLegacy, d_perm.get(), n, GatherPair<float>{nullptr, nullptr},
+           GatherPair<float>{d_a.get(), d_a_out.get()}, GatherPair<float>{nullptr, d_kept.get()});
+    const std::vector<float> a_out = download(d_a_out.get(), n);
+    const std::vector<float> kept = download(d_kept.get(), n);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        ASSERT_EQ(a_out[k], a[n - 1 - k]);
+        ASSERT_EQ(kept[k], -7.0f);
+    }
+}
+
 } // namespace

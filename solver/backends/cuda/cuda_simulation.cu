@@ -308,26 +308,12 @@ void CudaSimulation<D>::rebuild() {
     mark(construction);
     if (layout_ == Layout::reorder) {
         const int next = 1 - current_;
-        if (comm_ && dry_walls_)
-            gather(stream_, builder_.d_permutation(), n_,
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
-                   GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()},
-                   GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
-        else if (comm_)
-            gather(stream_, builder_.d_permutation(), n_,
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
-                   GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()});
-        else if (dry_walls_)
-            gather(stream_, builder_.d_permutation(), n_,
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
-                   GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
-        else
-            gather(stream_, builder_.d_permutation(), n_,
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
+        // Tags (several GPUs) and dry-wall certificates are null where the run has none.
+        gather(stream_, builder_.d_permutation(), n_,
+               GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+               GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+               GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()},
+               GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
         current_ = next;
     }
     if (comm_)
@@ -395,10 +381,8 @@ void CudaSimulation<D>::move_excluded_last() {
     gather(stream_, order, n_,
            GatherPair<Vec<D>>{positions(), position_[1 - position_current_].get()},
            GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-           GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
-    if (comm_)
-        gather(stream_, order, n_,
-               GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()});
+           GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+           GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()}); // several GPUs
     position_current_ = 1 - position_current_;
     current_ = next;
     if (integrator_ == IntegratorKind::verlet) {
@@ -973,25 +957,15 @@ void CudaSimulation<D>::distribute() {
     nccl_->exchange(send_records_.get(), down * record, send_records_.get() + down, up * record,
                     receive_records_.get(), from_below * record,
                     receive_records_.get() + from_below, from_above * record, stream_);
-    if (kept > 0) {
-        if (verlet)
-            gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
-                   GatherPair<Vec<D>>{previous_velocity_[previous_current_].get(),
-                                      previous_velocity_[previous_next].get()},
-                   GatherPair<float>{previous_density_[previous_current_].get(),
-                                     previous_density_[previous_next].get()});
-        else if (dry_walls_)
-            gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
-                   GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
-        else
-            gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
-                   GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
-                   GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()});
-    }
+    if (kept > 0) // Verlet's step n−1 and dry-wall certificates where the run has them
+        gather(stream_, sorted, kept, GatherPair<Vec<D>>{positions(), new_positions},
+               GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+               GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+               GatherPair<Vec<D>>{verlet ? previous_velocity_[previous_current_].get() : nullptr,
+                                  previous_velocity_[previous_next].get()},
+               GatherPair<float>{verlet ? previous_density_[previous_current_].get() : nullptr,
+                                 previous_density_[previous_next].get()},
+               GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
     const std::uint32_t arrived = from_below + from_above;
     if (arrived > 0) {
         unpack_records_kernel<D><<<blocks_for(arrived, block_size), block_size, 0, stream_>>>(
