@@ -48,7 +48,7 @@ struct ModuleResult {
     std::size_t snapshots = 0;       ///< written during the timed steps
     double gauged_ms_per_step = 0.0; ///< --gauges: steps with gauges after every one
     /// CUDA: the share of the timed steps whose corrector read the predictor pass's neighbour
-    /// lists (CudaOptions::corrector_lists).
+    /// lists (CorrectorNeighbours::lists).
     double corrector_list_share = 0.0;
     double interleaved_ms_per_step = 0.0; ///< --gauges: the plain steps between those
     double mparticle_steps = 0.0;
@@ -262,8 +262,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << (symplectic ? "2 interaction passes per step; the reorder layout's corrector reuses the "
                          "predictor's neighbour structure"
                        : "1 construction and 1 pass per step")
-        << (symplectic && gpu && options.cuda.rebuild_for_corrector ? " (here: rebuilt)"
-            : symplectic && gpu && options.cuda.corrector_lists
+        << (symplectic && gpu && options.cuda.corrector == CorrectorNeighbours::rebuild
+                ? " (here: rebuilt)"
+            : symplectic && gpu && options.cuda.corrector == CorrectorNeighbours::lists
                 ? "; CUDA, a traversal in bin order: the corrector reads the neighbours the "
                   "predictor's pass listed"
                 : "")
@@ -473,7 +474,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
                     "step apart"
                   : "equal particle counts")
         << ").\n";
-    if (gpu && symplectic && options.cuda.corrector_lists) {
+    if (gpu && symplectic && options.cuda.corrector == CorrectorNeighbours::lists) {
         out << "Timed steps whose corrector read the predictor pass's neighbour lists:";
         for (const ModuleResult& r : results)
             out << ' ' << r.module.name() << ' ' << fixed(100.0 * r.corrector_list_share, 0) << " %"

@@ -22,8 +22,7 @@ int bench_command(const Options& o) {
     b.csv_path = o.csv;
     b.backend = o.backend;
     b.cuda.interaction = o.interaction;
-    b.cuda.rebuild_for_corrector = o.rebuild_for_corrector;
-    b.cuda.corrector_lists = o.corrector_lists;
+    b.cuda.corrector = o.corrector;
     b.cuda.skip_dry_walls = !o.compute_dry_walls;
     b.end_time = o.end_time;
     b.from_state = o.from_state;

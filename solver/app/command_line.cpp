@@ -400,8 +400,9 @@ Options parse_options(int argc, char** argv) {
                     : interaction == "in-step" ? CudaInteraction::in_step
                     : interaction == "direct"  ? CudaInteraction::direct
                                                : CudaInteraction::adaptive;
-    o.rebuild_for_corrector = corrector == "rebuild";
-    o.corrector_lists = corrector == "list";
+    o.corrector = corrector == "rebuild" ? CorrectorNeighbours::rebuild
+                  : corrector == "reuse" ? CorrectorNeighbours::reuse
+                                         : CorrectorNeighbours::lists;
     o.compute_dry_walls = dry_walls == "compute";
     return o;
 }

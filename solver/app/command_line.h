@@ -68,9 +68,9 @@ struct Options {
     std::string modules = "all";
     std::string csv;
     CudaInteraction interaction = CudaInteraction::adaptive;
-    bool rebuild_for_corrector = false; ///< bench --corrector rebuild (CUDA backend)
-    bool corrector_lists = true;        ///< bench --corrector list, the default (CUDA backend)
-    bool compute_dry_walls = false;     ///< bench --dry-walls compute (CUDA backend)
+    /// bench --corrector list (the default) | reuse | rebuild (CUDA backend)
+    CorrectorNeighbours corrector = CorrectorNeighbours::lists;
+    bool compute_dry_walls = false; ///< bench --dry-walls compute (CUDA backend)
     bool bench_gauges = false;
 };
 

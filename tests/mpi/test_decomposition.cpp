@@ -20,9 +20,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace sluice;
@@ -162,6 +164,7 @@ Case thrown_fluid_case() {
     Case c = test::tank_case_2d(0.04, 1.2, 1.0, box(0.0, 0.0, 0.8, 0.6));
     c.tank->faces = face_bottom | face_left;
     c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
+    c.name = "fluid-thrown-out";
     c.run.balance_interval = 10;
     return c;
 }
@@ -312,9 +315,10 @@ TEST(Decomposition, CheckpointOfEveryProcessContinuesBitForBit) {
         std::filesystem::remove_all(dir);
 }
 
-/// Whether every process has a GPU of its own (the same answer on every process).
+/// Whether every process has a GPU (the same answer on every process): one of its own, or one
+/// it shares under tests/mpi/share_gpus.
 bool every_process_has_a_gpu(const Communicator& comm) {
-    return comm.min(comm.local_rank() < cuda_device_count() ? 1.0 : 0.0) > 0.0;
+    return comm.min(cuda_device_of_process(comm.local_rank()) >= 0 ? 1.0 : 0.0) > 0.0;
 }
 
 #define SKIP_WITHOUT_A_GPU_EACH(comm)                                                              \
@@ -406,6 +410,93 @@ TEST(DecompositionCuda, SkippingDryWallsChangesNothing) {
     EXPECT_LT(d.drho, 1e-5 * c.constants.rho0);
     EXPECT_GT(fewest_dry, 0.1 * static_cast<double>(n.boundary)); // skipping took place
     EXPECT_EQ(n.fluid, total_counts(*comm, *b).fluid);
+}
+
+/// Two runs over the same fixed faces (no balancing, so that both split alike), each
+/// `steps` long, gathered: how far apart they end.
+Difference split_runs_differ(const Communicator& comm, GpuSimulation& a, GpuSimulation& b,
+                             int steps) {
+    for (int k = 0; k < steps; ++k) {
+        a.step();
+        b.step();
+    }
+    return difference(gather_snapshot(comm, a.snapshot()), gather_snapshot(comm, b.snapshot()));
+}
+
+/// The 3D dam break with each of these modules, on fixed faces, and the steps to run it.
+std::vector<std::pair<Case, int>> fixed_face_dambreaks(std::initializer_list<const char*> modules) {
+    std::vector<std::pair<Case, int>> cases;
+    for (const char* module : modules) {
+        Case c = dambreak_3d(0.02);
+        c.neighbours = parse_neighbour_module(module);
+        c.run.balance_interval = 0;
+        cases.emplace_back(c, 150);
+    }
+    return cases;
+}
+
+/// The corrector's neighbour lists on several GPUs (the default) against the corrector walking
+/// the predictor's structure: a halo copy keeps its index between the passes and the lists'
+/// bound takes every GPU's largest speed, so the same neighbours in the same order, the sums to
+/// the one-GPU test's tolerance (CudaBackend.CorrectorListsEqualTheWalk). Every step's
+/// corrector read lists. The dam break, and the fluid thrown across the faces and out of the
+/// domain (strips/1).
+TEST(DecompositionCuda, CorrectorListsEqualTheWalk) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    auto cases = fixed_face_dambreaks({"counting-sort/strips/0.3333333", "radix-sort/moore/1"});
+    Case thrown = thrown_fluid_case();
+    thrown.run.balance_interval = 0;
+    cases.emplace_back(thrown, 300);
+    for (const auto& [c, steps] : cases) {
+        const std::string what = c.name + ", " + c.neighbours.name();
+        CudaOptions walk;
+        walk.corrector = CorrectorNeighbours::reuse;
+        auto a = make_cuda_simulation(c, *comm, walk);
+        auto b = make_cuda_simulation(c, *comm); // lists
+        const Difference d = split_runs_differ(*comm, *a, *b, steps);
+        if (comm->is_root())
+            std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, correctors over lists "
+                        "(this process) %llu; against the walk: max |dx| %g, |dv| %g, |drho| %g\n",
+                        comm->size(), what.c_str(), steps, a->time(),
+                        static_cast<unsigned long long>(b->corrector_list_steps()), d.dx, d.dv,
+                        d.drho);
+        EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
+        EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
+        EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << what;
+        EXPECT_EQ(a->corrector_list_steps(), 0u) << what;
+        EXPECT_EQ(b->corrector_list_steps(), static_cast<std::uint64_t>(steps)) << what;
+    }
+}
+
+/// The in-step interaction kernel beside halo copies (they walk with their warps and query
+/// nothing) against the direct one: the same sums, to the one-GPU test's tolerance
+/// (CudaBackend.InStepInteractionEqualsDirect); lists and dry walls as by default. A traversal
+/// that visits a row bin by bin (moore) never runs in step.
+TEST(DecompositionCuda, InStepKernelEqualsTheDirectOne) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    for (const auto& [c, steps] :
+         fixed_face_dambreaks({"counting-sort/strips/0.3333333", "counting-sort/chords/0.5",
+                               "radix-sort/moore/1"})) {
+        const std::string what = c.name + ", " + c.neighbours.name();
+        const bool bin_by_bin = what.find("moore") != std::string::npos;
+        CudaOptions direct, in_step;
+        direct.interaction = CudaInteraction::direct;
+        in_step.interaction = CudaInteraction::in_step;
+        auto a = make_cuda_simulation(c, *comm, direct);
+        auto b = make_cuda_simulation(c, *comm, in_step);
+        const Difference d = split_runs_differ(*comm, *a, *b, steps);
+        if (comm->is_root())
+            std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, in step (this process) "
+                        "%llu; against direct: max |dx| %g, |dv| %g, |drho| %g\n",
+                        comm->size(), what.c_str(), steps, a->time(),
+                        static_cast<unsigned long long>(b->in_step_steps()), d.dx, d.dv, d.drho);
+        EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
+        EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
+        EXPECT_EQ(a->in_step_steps(), 0u) << what;
+        EXPECT_EQ(b->in_step_steps(), bin_by_bin ? 0u : static_cast<std::uint64_t>(steps)) << what;
+    }
 }
 
 TEST(DecompositionCuda, FluidCrossingFacesAndLeavingIsConserved) {

@@ -41,6 +41,13 @@ bool cuda_device_available();
 /// The CUDA devices this process sees (0 without CUDA or a driver).
 int cuda_device_count();
 
+/// The GPU of a process of a run over several (Communicator::local_rank: its rank among its
+/// host's processes): the device of that index, or −1 where the host has fewer GPUs. With the
+/// environment variable SLUICE_SHARE_GPUS=1, processes share the host's GPUs (local rank modulo
+/// their count): for testing the decomposition's GPU code on a host with fewer GPUs than
+/// processes (tests/mpi/share_gpus), never for speed. Never throws.
+int cuda_device_of_process(int local_rank);
+
 /// Returns when a CUDA device is present.
 /// \throws BackendUnavailable saying why not (no CUDA in this build, no device, no driver) and
 ///         what to use instead.
@@ -86,26 +93,41 @@ enum class CudaInteraction {
     /// idling while another runs a pair term alone. Pays where the particles are disordered (a
     /// developed flow), loses on a lattice: H100, 10^6 particles, strips/1/3: t = 1 s 1.546
     /// against 1.638 ms per interaction, t = 0 1.244 against 1.082 (solver/BENCHMARK.md).
-    /// Other traversals and layouts, and runs over several GPUs, run direct.
+    /// Other traversals and layouts run direct. Over several GPUs halo copies walk with their
+    /// warps and query nothing.
     in_step,
     /// Direct or in-step, whichever the run measures faster (the default): where in-step
-    /// applies (one GPU), a step after the first 64 and then every 500th runs the other one,
-    /// and the run keeps it when its interaction passes took 2 % less than the current one's
-    /// recent average (stage timing; without it, direct). A lattice stays direct, a developed flow
-    /// turns in-step. Both sum the same terms in the same order, so the choice changes the state
-    /// only by rounding.
+    /// applies (each GPU for itself), a step after the first 64 and then every 500th runs the
+    /// other one, and the run keeps it when its interaction passes took 2 % less than the current
+    /// one's recent average (stage timing; without it, direct). A lattice stays direct, a
+    /// developed flow turns in-step. Both sum the same terms in the same order, so the choice
+    /// changes the state only by rounding.
     adaptive,
+};
+
+/// Symplectic scheme: where the corrector's pass finds its neighbours (all three exact).
+enum class CorrectorNeighbours {
+    /// Reorder layout, a traversal in bin order (strips, chords, moore): the build pass also
+    /// lists, per particle, the candidates the predictor can bring within R (those within R +
+    /// dt_max/2 · (|v_i| + |v_j|), dt_max = cfl · h / c0 bounding every dt, and a rounding
+    /// slack), and the corrector's pass reads those lists instead of walking the structure
+    /// again: no row set-ups and about one candidate per neighbour instead of three (strips at
+    /// bin width 1/3). The same sums in the same order (step_kernels.cuh, NeighbourLists). Over
+    /// several GPUs a halo copy keeps its index between the passes, and the bound takes every
+    /// GPU's largest speed. Elsewhere as `reuse`.
+    lists,
+    /// Reorder layout: the predictor's structure over the predicted positions, the predictor's
+    /// largest move as its skin (query.h); saves a construction and a reorder per step.
+    reuse,
+    /// A construction before the corrector too, as the index layouts always do.
+    rebuild,
 };
 
 struct CudaOptions {
     CudaInteraction interaction = CudaInteraction::adaptive;
     /// Record CUDA events between the stages of every step for stage_times() (a few µs a step).
     bool stage_timing = true;
-    /// Symplectic scheme, reorder layout: build the neighbour structure again before the
-    /// corrector, as the index layouts always do, instead of reusing the predictor's with the
-    /// predictor's largest move as its skin (query.h). Both are exact; the reuse saves a
-    /// construction and a reorder per step.
-    bool rebuild_for_corrector = false;
+    CorrectorNeighbours corrector = CorrectorNeighbours::lists;
     /// Symplectic scheme, reorder layout, the default physics (Monaghan viscosity, Molteni
     /// diffusion), walls at rest, a traversal in bin order: a wall particle with no fluid
     /// particle within R has zero derivatives (walls do not move, so every other pair term
@@ -119,14 +141,6 @@ struct CudaOptions {
     /// margin is 0.9 × (halo_width − R) = 0.1125 R, so that the widened query sees every fluid
     /// particle it must (the halo's), and the moves are the maxima over the GPUs.
     bool skip_dry_walls = true;
-    /// Symplectic scheme, reorder layout (corrector on the predictor's structure), a traversal
-    /// in bin order (strips, chords, moore), one GPU: the build pass also lists, per particle,
-    /// the candidates the predictor can bring within R (those within R + dt_max/2 · (|v_i| +
-    /// |v_j|), dt_max = cfl · h / c0 bounding every dt, and a rounding slack), and the
-    /// corrector's pass reads those lists instead of walking the structure again: no row set-ups
-    /// and about one candidate per neighbour instead of three (strips at bin width 1/3). Exact,
-    /// with the same sums in the same order (step_kernels.cuh, NeighbourLists).
-    bool corrector_lists = true;
     /// Tests: the lists assume dt ≤ this × cfl · h / c0; a step whose dt exceeds it walks the
     /// structure in its corrector's pass (below 1, some or every step does).
     float corrector_list_dt_scale = 1.0f;
@@ -135,7 +149,7 @@ struct CudaOptions {
     std::uint32_t corrector_list_entries = 0;
 };
 
-/// Entries per particle of the corrector's neighbour lists (CudaOptions::corrector_lists) for
+/// Entries per particle of the corrector's neighbour lists (CorrectorNeighbours::lists) for
 /// case c: a quarter more than a ball of radius R + R/32 holds at the particle spacing dp,
 /// rounded up to a multiple of 8 (3D, h = 1.3 dp: 104, 416 bytes per particle).
 std::uint32_t corrector_list_capacity(const Case& c);
@@ -159,7 +173,7 @@ public:
     /// by adaptive). Diagnostic.
     virtual std::uint64_t in_step_steps() const = 0;
     /// Steps so far whose corrector pass read the build pass's neighbour lists
-    /// (CudaOptions::corrector_lists). Diagnostic.
+    /// (CorrectorNeighbours::lists). Diagnostic.
     virtual std::uint64_t corrector_list_steps() const = 0;
 };
 

@@ -21,6 +21,10 @@ int cuda_device_count() {
     return 0;
 }
 
+int cuda_device_of_process(int) {
+    return -1;
+}
+
 void require_cuda_device() {
     unavailable();
 }

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace sluice {
@@ -23,6 +24,16 @@ int cuda_device_count() {
         return 0;
     }
     return count;
+}
+
+int cuda_device_of_process(int local_rank) {
+    const int devices = cuda_device_count();
+    if (local_rank < devices)
+        return local_rank;
+    const char* share = std::getenv("SLUICE_SHARE_GPUS");
+    if (devices > 0 && share != nullptr && std::string(share) == "1")
+        return local_rank % devices;
+    return -1;
 }
 
 void require_cuda_device() {

@@ -37,7 +37,7 @@ double device_bytes_per_particle(const Case& c) {
     if (symplectic && !index && c.physics.viscosity == ViscosityKind::artificial &&
         c.physics.diffusion == DensityDiffusionKind::molteni)
         bytes += 2 * word;
-    // The corrector's neighbour lists (CudaOptions::corrector_lists, the default; symplectic,
+    // The corrector's neighbour lists (CorrectorNeighbours::lists, the default; symplectic,
     // reorder, a traversal in bin order): the entries and a count.
     const bool label_order =
         std::visit([](auto q) { return detail::in_label_order<decltype(q)>; }, c.neighbours.query);

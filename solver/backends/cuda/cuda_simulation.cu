@@ -93,7 +93,8 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     std::vector<std::uint32_t> id(n_);
     std::vector<float> density(n_);
     std::uint32_t outside = 0, first_outside = 0;
-    bool walls_at_rest = true; // dry wall particles are exact only then (DryWalls)
+    bool walls_at_rest = true;    // dry wall particles are exact only then (DryWalls)
+    double fluid_speed_max = 0.0; // m/s, the corrector's lists' first bound
     for (std::uint32_t k = 0; k < n_; ++k) {
         const std::uint32_t i = order[k];
         const Vec<D> x = from_array3<D>(state.position[i]);
@@ -103,6 +104,9 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         if (state.type[i] != ParticleType::fluid)
             for (int a = 0; a < D; ++a)
                 walls_at_rest = walls_at_rest && velocity[k][a] == 0.0f;
+        else
+            fluid_speed_max =
+                std::max(fluid_speed_max, std::sqrt(static_cast<double>(norm2(velocity[k]))));
         id[k] = state.id[i];
         density[k] = state.density[i];
         pack_particle<D>(fluid_, x, velocity[k], state.density[i], state.type[i], position[k],
@@ -177,10 +181,11 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         nccl_ = std::make_unique<NcclComm>(*comm_);
     }
     host_scalars_.allocate(1);
-    // The in-step walk takes a row of bins as one range of a reorder layout; one GPU only for
-    // now (several GPUs run direct: the in-step kernel has not run beside halo copies yet).
+    // The in-step walk takes a row of bins as one range of a reorder layout (halo copies walk
+    // with their warps and query nothing). Over several GPUs each chooses for itself: the
+    // kernels sum alike, so a choice changes the state by rounding only.
     const bool in_step_applies =
-        layout_ == Layout::reorder && !comm_ &&
+        layout_ == Layout::reorder &&
         std::visit([](auto q) { return !detail::bin_by_bin<decltype(q)>; }, query_);
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
@@ -207,7 +212,9 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
             dry_margin_ =
                 std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - radius_)));
     }
-    lists_ = options_.corrector_lists && reuse_for_corrector() && !comm_ &&
+    // Several GPUs: a halo copy keeps its index from the predictor's pass to the corrector's
+    // (refresh_halo rewrites its data in place), and the largest speed is every GPU's.
+    lists_ = options_.corrector == CorrectorNeighbours::lists && reuse_for_corrector() &&
              options_.interaction != CudaInteraction::queued &&
              std::visit([](auto q) { return !detail::in_label_order<decltype(q)>; }, query_);
     if (lists_) {
@@ -217,10 +224,9 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         const double dt_bound = options_.corrector_list_dt_scale * cfl_ *
                                 static_cast<double>(fluid_.h) / static_cast<double>(fluid_.c0);
         list_dt_bound_ = std::nextafter(static_cast<float>(dt_bound), HUGE_VALF);
-        double speed = 0.0; // the state's largest fluid speed; then the corrector's
-        for (std::uint32_t k = 0; k < n_; ++k)
-            if (decode_type(motion_signed_density<D>(motion[k])) == ParticleType::fluid)
-                speed = std::max(speed, std::sqrt(static_cast<double>(norm2(velocity[k]))));
+        // The state's largest fluid speed, every GPU's (the halo's particles are the neighbour
+        // GPUs' own); after each step, the corrector's.
+        const double speed = comm_ ? comm_->max(fluid_speed_max) : fluid_speed_max;
         list_speed_max_ = static_cast<float>(speed * (1.0 + 1e-5));
         // Whole blocks of the interaction kernel: every thread of its grid writes a count.
         const std::size_t slots =
@@ -1113,19 +1119,18 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const CudaOpt
 
 namespace {
 
-/// This process's GPU: the one of its host whose index is its rank among the host's processes.
-/// Collective: a process without a GPU of its own stops them all.
+/// This process's GPU: the one of its host whose index is its rank among the host's processes
+/// (cuda_device_of_process). Collective: a process without a GPU stops them all.
 void select_device(const Communicator& comm) {
-    const int devices = cuda_device_count();
-    const int local = comm.local_rank();
-    if (comm.min(local < devices ? 1.0 : 0.0) == 0.0)
+    const int device = cuda_device_of_process(comm.local_rank());
+    if (comm.min(device >= 0 ? 1.0 : 0.0) == 0.0)
         throw BackendUnavailable(
             "a run over several GPUs takes one GPU per process: a host has more processes than "
             "GPUs (this one: " +
-            std::to_string(devices) +
+            std::to_string(cuda_device_count()) +
             " GPU(s)); start at most that many processes per host, "
             "or give --backend cpu");
-    SLUICE_CUDA_CHECK(cudaSetDevice(local));
+    SLUICE_CUDA_CHECK(cudaSetDevice(device));
 }
 
 } // namespace

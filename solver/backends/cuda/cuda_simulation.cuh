@@ -120,7 +120,7 @@ private:
     void reuse_view(const float* d_skin);
     bool reuse_for_corrector() const {
         return integrator_ == IntegratorKind::symplectic && layout_ == Layout::reorder &&
-               !options_.rebuild_for_corrector;
+               options_.corrector != CorrectorNeighbours::rebuild;
     }
     /// Where an integration kernel writes positions: never an array it reads (index layout: the
     /// other buffer; reorder: the state's own, since the kernels read the build's sorted copy).
@@ -281,7 +281,7 @@ private:
     DeviceArray<double> travel_;
     float dry_margin_ = 0.0f; ///< m: how far beyond R the build pass looks for fluid
 
-    // The corrector's neighbour lists (CudaOptions::corrector_lists, NeighbourLists): entries
+    // The corrector's neighbour lists (CorrectorNeighbours::lists, NeighbourLists): entries
     // per particle, the bound on dt (s), the largest fluid speed of the state (m/s, rounded
     // up), the steps whose corrector read them.
     bool lists_ = false;

@@ -258,10 +258,11 @@ certify_dry_wall(const ViewT& view, const Vec<D>& x, const PackedParticlesView<D
     dry.until[i] = dry_until<D>(dry, view.radius, view.radius2, nearest.nearest2, now, x);
 }
 
-/// The corrector's neighbour lists (CudaOptions::corrector_lists; symplectic, reorder layout, a
-/// traversal in bin order, one GPU). The build pass lists, per particle i, every candidate j
-/// that the predictor can bring within R: the symplectic predictor moves fluid particle j by
-/// dt/2 · v_j and no wall particle (integrators.h), and dt ≤ cfl · h / c0 (time_step: dt_cv ≤
+/// The corrector's neighbour lists (CorrectorNeighbours::lists; symplectic, reorder layout, a
+/// traversal in bin order; over several GPUs a halo copy keeps its index from one pass to the
+/// next, refresh_halo rewriting its data in place). The build pass lists, per particle i, every
+/// candidate j that the predictor can bring within R: the symplectic predictor moves fluid particle
+/// j by dt/2 · v_j and no wall particle (integrators.h), and dt ≤ cfl · h / c0 (time_step: dt_cv ≤
 /// h/c0), so a pair within R after it lay within R + dt_bound/2 · (|v_i| + |v_j|) before. The
 /// build pass's query reaches R + dt_bound/2 · (|v_i| + the largest fluid speed), and each
 /// candidate beyond R is listed when it lies within its pair's own reach (a slow pair's is R and
@@ -478,6 +479,10 @@ __global__ void __launch_bounds__(interaction_block)
         }
     }
     using Visitor = PackedInteractionVisitor<D, KernelT, ModelT>;
+    // The plain walk, for walk_writing_list (which may widen the view).
+    const auto walk_directly = [&](const auto& v, auto& visitor) {
+        for_each_neighbour<QueryT>(v, x, visitor);
+    };
     if constexpr (InStepT) {
         // Every lane takes part in the walk, so it runs outside the branches below; a lane with
         // no query of its own (not binned, a halo copy, a dry wall) builds its visitor from
@@ -501,9 +506,7 @@ __global__ void __launch_bounds__(interaction_block)
             if (walks)
                 listed = count;
         } else if (walks) {
-            listed = walk_writing_list<writing_lists>(
-                view, lists, i, x, pair,
-                [&](const auto& v, auto& visitor) { for_each_neighbour<QueryT>(v, x, visitor); });
+            listed = walk_writing_list<writing_lists>(view, lists, i, x, pair, walk_directly);
         }
         if (halo) {
             derivatives[i] = Float4{};
@@ -531,10 +534,7 @@ __global__ void __launch_bounds__(interaction_block)
         } else if constexpr (QueueT == 0) {
             bool walked = false;
             if constexpr (writing_lists) {
-                listed = walk_writing_list<true>(view, lists, i, x, pair,
-                                                 [&](const auto& v, auto& visitor) {
-                                                     for_each_neighbour<QueryT>(v, x, visitor);
-                                                 });
+                listed = walk_writing_list<true>(view, lists, i, x, pair, walk_directly);
                 walked = true;
             } else if constexpr (ListT == ListMode::read) {
                 if (__ldg(lists.dt) <= lists.dt_bound) {

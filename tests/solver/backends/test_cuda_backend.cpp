@@ -148,7 +148,8 @@ TEST(CudaBackend, SkippingDryWallsChangesNothing) {
           std::tuple{dambreak_3d(0.02), 300, false}, std::tuple{rebuild, 100, true}}) {
         CudaOptions compute, skip;
         compute.skip_dry_walls = false;
-        compute.rebuild_for_corrector = skip.rebuild_for_corrector = corrector_rebuilds;
+        if (corrector_rebuilds)
+            compute.corrector = skip.corrector = CorrectorNeighbours::rebuild;
         auto a = make_cuda_simulation(c, skip);
         auto b = make_cuda_simulation(c, compute);
         std::uint32_t fewest_dry = std::numeric_limits<std::uint32_t>::max();
@@ -219,7 +220,7 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
             }
 }
 
-/// The corrector's neighbour lists (CudaOptions::corrector_lists, the default) against the
+/// The corrector's neighbour lists (CorrectorNeighbours::lists, the default) against the
 /// corrector walking the predictor's structure: the same neighbours in the same order, so the
 /// same sums (the direct/queued tolerance: the list's loop contracts them into other fused
 /// multiply-adds). Traversals in bin order (strips, chords, moore), 2D and 3D, dry walls skipped
@@ -251,7 +252,7 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
                     Case c = base;
                     c.neighbours = parse_neighbour_module(module);
                     CudaOptions walk, lists;
-                    walk.corrector_lists = false;
+                    walk.corrector = CorrectorNeighbours::reuse;
                     walk.interaction = CudaInteraction::direct;
                     lists.interaction = v.interaction;
                     lists.corrector_list_dt_scale = v.dt_scale;
