@@ -7,6 +7,7 @@
 #include "app/preflight.h"
 #include "app/tune.h"
 #include "backends/gauges.h"
+#include "backends/slab_start.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
 #include "io/csv_series.h"
@@ -43,6 +44,9 @@ extern "C" void on_interrupt(int) {
 struct Restart {
     Checkpoint checkpoint;
     std::filesystem::path directory;
+    /// Written by another number of processes than this run has (0: the same): the whole
+    /// state, cut afresh.
+    std::uint32_t regrouped_from = 0;
 };
 
 /// Reads the newest usable checkpoint of case c in `directory` and checks that it belongs to
@@ -71,19 +75,6 @@ void check_restart(const Case& c, const Checkpoint& k) {
 }
 
 Restart load_restart(const Case& c, const std::string& directory) {
-    if (list_checkpoints(directory, c.name).empty()) {
-        const std::vector<std::uint64_t> pieces = list_process_checkpoints(directory, c.name, 0);
-        if (!pieces.empty()) {
-            const Checkpoint k =
-                read_checkpoint(checkpoint_path(directory, c.name, pieces.back(), 0));
-            throw UsageError("--restart: the checkpoints in " + directory + " are of a run over " +
-                                 std::to_string(k.processes) +
-                                 " processes; continue it with "
-                                 "mpirun -np " +
-                                 std::to_string(k.processes),
-                             "run");
-        }
-    }
     std::vector<std::string> warnings;
     Restart r{read_latest_checkpoint(directory, c.name, warnings), directory};
     for (const std::string& w : warnings)
@@ -185,6 +176,46 @@ Restart load_restart_piece(const Case& c, const std::string& directory, const Co
                           "of a run in one process continues in one process)");
 }
 
+/// A restart under another number of processes than wrote the newest checkpoint (one process
+/// among them): every process reads the whole run's state, each piece merged
+/// (read_latest_whole_checkpoint), and over several processes keeps its slab of a fresh cut by
+/// estimated work (split_state), as a run's start does.
+Restart load_regrouped_restart(const Case& c, const std::string& directory,
+                               const Communicator* comm) {
+    std::vector<std::string> warnings;
+    Restart r{read_latest_whole_checkpoint(directory, c.name, warnings), directory};
+    if (!comm || comm->is_root())
+        for (const std::string& w : warnings)
+            std::cerr << "sluice: warning: " << w << "\n";
+    check_restart(c, r.checkpoint);
+    Checkpoint& k = r.checkpoint;
+    r.regrouped_from = k.processes;
+    if (comm) {
+        SlabStart piece = split_state(c, k.state, *comm);
+        k.state = std::move(piece.state);
+        k.slab_axis = piece.slabs.axis;
+        k.slab_faces = piece.slabs.faces;
+        k.total_particles = piece.total_particles;
+        k.process = static_cast<std::uint32_t>(comm->rank());
+        k.processes = static_cast<std::uint32_t>(comm->size());
+    } else {
+        k.process = 0;
+        k.processes = 1;
+        k.slab_faces.clear();
+    }
+    return r;
+}
+
+/// The restart `--restart DIR` asks for: from the newest checkpoint's own pieces when as many
+/// processes wrote it as this run has, else regrouped.
+Restart load_any_restart(const Case& c, const std::string& directory, const Communicator* comm) {
+    const std::uint32_t wrote = newest_checkpoint_processes(directory, c.name);
+    const std::uint32_t here = comm ? static_cast<std::uint32_t>(comm->size()) : 1;
+    if (wrote != 0 && wrote != here)
+        return load_regrouped_restart(c, directory, comm);
+    return comm ? load_restart_piece(c, directory, *comm) : load_restart(c, directory);
+}
+
 } // namespace
 
 int run_command(const Options& o) {
@@ -213,7 +244,7 @@ int run_command(const Options& o) {
     const auto wall_start = std::chrono::steady_clock::now();
     std::optional<Restart> restart;
     if (o.restart)
-        restart = comm ? load_restart_piece(c, *o.restart, *comm) : load_restart(c, *o.restart);
+        restart = load_any_restart(c, *o.restart, comm.get());
     else
         require_fits(preflight(c, backend), backend);
     // --neighbours auto / <neighbours auto="true"/>: time the modules first (tune.h), within
@@ -269,7 +300,18 @@ int run_command(const Options& o) {
     std::unique_ptr<SnapshotSeriesWriter> series;
     if (restart) {
         const Checkpoint& k = restart->checkpoint;
-        if (comm) {
+        if (restart->regrouped_from) { // the first process clears what the last run wrote later
+            using Regrouped = SnapshotSeriesWriter::RegroupedSeries;
+            const int piece = comm ? comm->rank() : 0, pieces = comm ? comm->size() : 0;
+            if (root)
+                series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times,
+                                                                piece, pieces, Regrouped{});
+            if (comm)
+                comm->barrier();
+            if (!root)
+                series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times,
+                                                                piece, pieces, Regrouped{});
+        } else if (comm) {
             series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name, k.output_times,
                                                             comm->rank(), comm->size());
             comm->barrier(); // every process has cleared what it wrote after the checkpoint
@@ -286,6 +328,7 @@ int run_command(const Options& o) {
         summary.restart_file = k.source.string();
         summary.restart_time = k.state.time;
         summary.restart_step = k.state.steps;
+        summary.restart_processes = restart->regrouped_from ? restart->regrouped_from : k.processes;
     } else if (comm) { // the first process clears the directory before any writes to it
         if (root)
             series = std::make_unique<SnapshotSeriesWriter>(output_dir, c.name);
@@ -313,6 +356,9 @@ int run_command(const Options& o) {
         << summary.neighbour_module << " on " << summary.backend;
     if (restart)
         out << ", restarting at t = " << sim->time() << " s (step " << sim->steps() << ")";
+    if (restart && restart->regrouped_from)
+        out << " from the checkpoint of " << restart->regrouped_from
+            << (restart->regrouped_from == 1 ? " process" : " processes");
     out << ", to t = " << c.run.end_time << " s\n";
     if (comm) {
         const SlabDecomposition d = *sim->decomposition();

@@ -106,11 +106,13 @@ template GridSpec<3> covering_grid<3>(const GridSpec<3>&, const std::array<doubl
 
 namespace {
 
+/// The cut of `all` (the whole run's particles) into comm.size() slabs of equal estimated work,
+/// and this process's slab's particles. `support`: the search radius R (m).
 template <int D>
-SlabStart initial_slab_in(const Case& c, const ParticleSet& particles, const Communicator& comm) {
+SlabStart split_in(const Case& c, const SimulationState& all, double support,
+                   const Communicator& comm) {
     SlabStart out;
-    const SimulationState all = initial_state(particles);
-    const float radius = static_cast<float>(particles.constants.support);
+    const float radius = static_cast<float>(support);
     const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius,
                                           c.neighbours.bin_width);
     int axis = 0;
@@ -125,8 +127,7 @@ SlabStart initial_slab_in(const Case& c, const ParticleSet& particles, const Com
     }
     // Equal estimated work per slab: by particle count alone, slabs of walls far from the fluid
     // (a third of the neighbours) would wait for the others.
-    const std::vector<float> weights =
-        interaction_weights<D>(positions, work_grid<D>(c, particles.constants.support));
+    const std::vector<float> weights = interaction_weights<D>(positions, work_grid<D>(c, support));
     const double start = grid.origin[axis];
     out.slabs = balanced_slabs(coordinates, weights, D, axis, start,
                                start + grid.dims[axis] * double(grid.bin_size), grid.bin_size,
@@ -140,8 +141,27 @@ SlabStart initial_slab_in(const Case& c, const ParticleSet& particles, const Com
 } // namespace
 
 SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm) {
-    return c.dimension == 2 ? initial_slab_in<2>(c, particles, comm)
-                            : initial_slab_in<3>(c, particles, comm);
+    const SimulationState all = initial_state(particles);
+    const double support = particles.constants.support;
+    return c.dimension == 2 ? split_in<2>(c, all, support, comm)
+                            : split_in<3>(c, all, support, comm);
+}
+
+SlabStart split_state(const Case& c, const SimulationState& whole, const Communicator& comm) {
+    if (whole.dimension != c.dimension)
+        throw std::invalid_argument("the saved state does not fit the case: it is " +
+                                    std::to_string(whole.dimension) + "D, the case " +
+                                    std::to_string(c.dimension) + "D");
+    const double support = derive_constants(c, whole.fluid_height).support;
+    SlabStart out = c.dimension == 2 ? split_in<2>(c, whole, support, comm)
+                                     : split_in<3>(c, whole, support, comm);
+    // The exclusions already reported of the particles this process now owns.
+    std::vector<std::uint32_t> mine = out.state.id;
+    std::sort(mine.begin(), mine.end());
+    for (const std::uint32_t id : whole.excluded)
+        if (std::binary_search(mine.begin(), mine.end(), id))
+            out.state.excluded.push_back(id);
+    return out;
 }
 
 SlabResume resume_slab(const Case& c, const SimulationState& piece,

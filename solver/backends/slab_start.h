@@ -59,6 +59,12 @@ struct SlabStart {
 ///         be empty (balanced_slabs).
 SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm);
 
+/// The same cut of a saved whole state (a restart under another number of processes than wrote
+/// it: io/checkpoint.h, read_latest_whole_checkpoint), by the state's positions and the case's
+/// constants for its fluid height; this process's slab's particles, in the whole state's order.
+/// \throws std::invalid_argument as initial_slab, or when the state is of another dimension.
+SlabStart split_state(const Case& c, const SimulationState& whole, const Communicator& comm);
+
 /// What a process continues from its checkpoint with: the case's constants for the piece's
 /// fluid height, and the checkpoint's cut (axis and faces of `saved`) with the case's bin and
 /// halo widths.

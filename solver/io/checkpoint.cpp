@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <system_error>
@@ -103,6 +104,14 @@ private:
     fs::path path_;
     std::size_t pos_ = 0;
 };
+
+/// The error of a restart from a folder without a checkpoint of the case.
+CheckpointError no_checkpoint(const fs::path& dir, const std::string& name) {
+    return CheckpointError("no checkpoint of case '" + name + "' in " + quoted(dir) + " (files " +
+                           name +
+                           "_checkpoint_*.chk; a run writes them with --checkpoint-interval "
+                           "or <run checkpointInterval>, and on Ctrl-C)");
+}
 
 } // namespace
 
@@ -266,14 +275,136 @@ Checkpoint read_latest_checkpoint(const fs::path& dir, const std::string& name,
                                   std::vector<std::string>& warnings) {
     const std::vector<fs::path> all = list_checkpoints(dir, name);
     if (all.empty())
-        throw CheckpointError("no checkpoint of case '" + name + "' in " + quoted(dir) +
-                              " (files " + name +
-                              "_checkpoint_*.chk; a run writes them with --checkpoint-interval "
-                              "or <run checkpointInterval>, and on Ctrl-C)");
+        throw no_checkpoint(dir, name);
     std::string last_error;
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
         try {
             return read_checkpoint(*it);
+        } catch (const CheckpointError& e) {
+            warnings.push_back(std::string(e.what()) + "; trying an older one");
+            last_error = e.what();
+        }
+    }
+    throw CheckpointError("no usable checkpoint in " + quoted(dir) +
+                          " (newest error: " + last_error + ")");
+}
+
+std::uint32_t newest_checkpoint_processes(const fs::path& dir, const std::string& name) {
+    std::uint64_t newest = 0;
+    std::uint32_t processes = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        if (const auto step = checkpoint_step(file, name)) {
+            if (processes == 0 || *step > newest) {
+                newest = *step;
+                processes = 1;
+            }
+        } else if (const auto piece = process_checkpoint(file, name)) {
+            pieces.push_back(*piece);
+        }
+    }
+    std::uint64_t newest_pieces = 0;
+    for (const auto& [step, process] : pieces)
+        newest_pieces = std::max(newest_pieces, step);
+    if (!pieces.empty() && (processes == 0 || newest_pieces > newest))
+        processes = static_cast<std::uint32_t>(std::count_if(
+            pieces.begin(), pieces.end(), [&](const auto& p) { return p.first == newest_pieces; }));
+    return processes;
+}
+
+SimulationState merge_pieces(const std::vector<SimulationState>& pieces) {
+    if (pieces.empty())
+        throw CheckpointError("merge_pieces: no pieces");
+    const SimulationState& first = pieces.front();
+    SimulationState whole;
+    whole.dimension = first.dimension;
+    whole.time = first.time;
+    whole.last_dt = first.last_dt;
+    whole.steps = first.steps;
+    whole.fluid_height = first.fluid_height;
+    const bool verlet = !first.previous_velocity.empty() || !first.previous_density.empty();
+    for (const SimulationState& p : pieces) {
+        if (p.dimension != first.dimension || p.time != first.time || p.steps != first.steps)
+            throw CheckpointError("the pieces of one checkpoint disagree: step " +
+                                  std::to_string(first.steps) + " and " + std::to_string(p.steps));
+        auto append = [](auto& to, const auto& from) {
+            to.insert(to.end(), from.begin(), from.end());
+        };
+        append(whole.id, p.id);
+        append(whole.type, p.type);
+        append(whole.position, p.position);
+        append(whole.velocity, p.velocity);
+        append(whole.density, p.density);
+        if (verlet) {
+            append(whole.previous_velocity, p.previous_velocity);
+            append(whole.previous_density, p.previous_density);
+        }
+        append(whole.excluded, p.excluded);
+    }
+    std::sort(whole.excluded.begin(), whole.excluded.end());
+    whole.excluded.erase(std::unique(whole.excluded.begin(), whole.excluded.end()),
+                         whole.excluded.end());
+    return in_id_order(std::move(whole));
+}
+
+Checkpoint read_latest_whole_checkpoint(const fs::path& dir, const std::string& name,
+                                        std::vector<std::string>& warnings) {
+    // Every step's files: a single one (processes 0 here) or pieces.
+    std::map<std::uint64_t, std::vector<std::uint64_t>> pieces;
+    std::vector<std::pair<std::uint64_t, fs::path>> singles;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        if (const auto step = checkpoint_step(file, name))
+            singles.emplace_back(*step, it->path());
+        else if (const auto piece = process_checkpoint(file, name))
+            pieces[piece->first].push_back(piece->second);
+    }
+    std::vector<std::uint64_t> steps;
+    for (const auto& s : singles)
+        steps.push_back(s.first);
+    for (const auto& p : pieces)
+        steps.push_back(p.first);
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    if (steps.empty())
+        throw no_checkpoint(dir, name);
+    std::string last_error;
+    for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+        try {
+            const auto single = std::find_if(singles.begin(), singles.end(),
+                                             [&](const auto& s) { return s.first == *step; });
+            if (single != singles.end())
+                return read_checkpoint(single->second);
+            std::vector<std::uint64_t>& found = pieces[*step];
+            std::sort(found.begin(), found.end());
+            const Checkpoint first = read_checkpoint(checkpoint_path(dir, name, *step, 0));
+            std::vector<SimulationState> states;
+            for (std::uint32_t p = 0; p < first.processes; ++p) {
+                const fs::path path = checkpoint_path(dir, name, *step, p);
+                if (!std::binary_search(found.begin(), found.end(), p))
+                    throw CheckpointError("checkpoint " + quoted(path) +
+                                          " is missing: its step was written by " +
+                                          std::to_string(first.processes) + " processes");
+                Checkpoint k = p == 0 ? first : read_checkpoint(path);
+                if (k.processes != first.processes)
+                    throw CheckpointError("checkpoint " + quoted(path) + " is of a run over " +
+                                          std::to_string(k.processes) + " processes, not " +
+                                          std::to_string(first.processes));
+                states.push_back(std::move(k.state));
+            }
+            Checkpoint whole = first;
+            whole.state = merge_pieces(states);
+            if (whole.state.size() != first.total_particles)
+                throw CheckpointError("the pieces of step " + std::to_string(*step) + " in " +
+                                      quoted(dir) + " hold " + std::to_string(whole.state.size()) +
+                                      " particles, not the " +
+                                      std::to_string(first.total_particles) + " of the run");
+            whole.process = 0;
+            whole.total_particles = whole.state.size();
+            return whole;
         } catch (const CheckpointError& e) {
             warnings.push_back(std::string(e.what()) + "; trying an older one");
             last_error = e.what();

@@ -7,7 +7,8 @@
 ///
 /// A run over several processes writes one file per process at each checkpoint,
 /// `<name>_checkpoint_<step>_<process>.chk`, holding the particles it owns and the slab faces;
-/// it continues with the same number of processes.
+/// it continues with the same number of processes from its own file, or with another number
+/// (one included) from the pieces merged into the whole run's state (read_latest_whole_checkpoint).
 ///
 /// File: `<dir>/<name>_checkpoint_<step, 12 digits>.chk`, binary little-endian:
 ///   "SLUICECK" · u32 version · header · arrays · u64 FNV-1a checksum of everything before it.
@@ -112,5 +113,26 @@ std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path&
 /// \throws CheckpointError when there is none (naming the folder) or none verifies.
 Checkpoint read_latest_checkpoint(const std::filesystem::path& dir, const std::string& name,
                                   std::vector<std::string>& warnings);
+
+/// How many processes wrote the newest checkpoint step of case `name` in `dir` (1: a single
+/// file `<name>_checkpoint_<step>.chk`; otherwise its pieces `..._<step>_<p>.chk` found), from
+/// the file names alone; 0 when there is none.
+std::uint32_t newest_checkpoint_processes(const std::filesystem::path& dir,
+                                          const std::string& name);
+
+/// The pieces of one checkpoint of a run over several processes as the whole run's state, in id
+/// order (the order a fresh cut of the domain starts from); the time, step and constants of the
+/// first.
+/// \throws CheckpointError when there are none, or they disagree on dimension, time or step.
+SimulationState merge_pieces(const std::vector<SimulationState>& pieces);
+
+/// The newest checkpoint of case `name` in `dir` as the whole run, whichever number of processes
+/// wrote it, for a restart with another number: a single file as it is, or every piece of a
+/// step (each verifying, as many as their header says, holding every particle) merged by
+/// merge_pieces, with the first piece's output bookkeeping and `processes` = how many wrote it.
+/// A newer step that does not read is skipped, and `warnings` gets a line saying why.
+/// \throws CheckpointError when there is none (naming the folder) or none reads.
+Checkpoint read_latest_whole_checkpoint(const std::filesystem::path& dir, const std::string& name,
+                                        std::vector<std::string>& warnings);
 
 } // namespace sluice

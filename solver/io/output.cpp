@@ -201,6 +201,11 @@ bool is_stale(const std::string& file, const std::string& name) {
     return is_run_file(file, name);
 }
 
+/// Removes what a run wrote after the checkpoint a restart continues from: the files for which
+/// `later(name)` holds, and the temporaries `.<name>.tmp` of such files that it did not finish.
+template <class PredicateT>
+void remove_written_after_checkpoint(const fs::path& directory, PredicateT later);
+
 /// A case name must be a plain file name (it prefixes every file of the series).
 void require_plain_name(const std::string& name) {
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
@@ -221,6 +226,18 @@ void remove_files(const fs::path& directory, PredicateT remove, const char* why)
     for (const fs::path& p : chosen)
         if (!fs::remove(p, ec) && ec)
             fail_output(why, p, ec.message());
+}
+
+template <class PredicateT>
+void remove_written_after_checkpoint(const fs::path& directory, PredicateT later) {
+    remove_files(
+        directory,
+        [&](const std::string& file) {
+            const bool temporary =
+                file.size() > 5 && file[0] == '.' && file.compare(file.size() - 4, 4, ".tmp") == 0;
+            return later(temporary ? file.substr(1, file.size() - 5) : file);
+        },
+        "remove output file written after the checkpoint");
 }
 
 } // namespace
@@ -397,16 +414,46 @@ SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_
         const auto index = numbered_file(file, name_ + "_", ".pvtp");
         return (index && *index >= reserved_) || file == name_ + "_failed.pvtp";
     };
-    remove_files(
-        directory_,
-        [&](const std::string& file) {
-            const bool temporary =
-                file.size() > 5 && file[0] == '.' && file.compare(file.size() - 4, 4, ".tmp") == 0;
-            return later(temporary ? file.substr(1, file.size() - 5) : file);
-        },
-        "remove output file written after the checkpoint");
+    remove_written_after_checkpoint(directory_, later);
     if (piece == 0)
         write_pvd();
+}
+
+SnapshotSeriesWriter::SnapshotSeriesWriter(fs::path directory, std::string case_name,
+                                           const std::vector<double>& resume_times, int piece,
+                                           int pieces, RegroupedSeries)
+    : directory_(std::move(directory)), name_(std::move(case_name)), piece_(piece),
+      pieces_(pieces) {
+    require_plain_name(name_);
+    if (pieces < 0 || piece < 0 || piece >= std::max(pieces, 1))
+        throw std::logic_error("output: 0 <= piece < pieces, or piece 0 of none");
+    for (std::size_t k = 0; k < resume_times.size(); ++k) {
+        const fs::path parallel = pvtp_path(k);
+        const fs::path single = path_of(k);
+        const bool is_parallel = fs::exists(parallel);
+        if (piece == 0 && !is_parallel && !fs::exists(single))
+            fail_output("resume the series in", directory_,
+                        "its snapshot " + single.filename().string() + " (or " +
+                            parallel.filename().string() + ") is missing");
+        kept_files_.push_back((is_parallel ? parallel : single).filename().string());
+        complete_.emplace_back(resume_times[k]);
+    }
+    reserved_ = published_ = complete_.size();
+    if (piece != 0)
+        return;
+    // What the interrupted run wrote after its checkpoint, by however many processes.
+    auto later = [&](const std::string& file) {
+        if (const auto p = piece_index(file, name_))
+            return p->first >= reserved_;
+        if (const auto index = series_index(file, name_))
+            return *index >= reserved_;
+        if (const auto index = numbered_file(file, name_ + "_", ".pvtp"))
+            return *index >= reserved_;
+        return file == name_ + "_failed.vtp" || file == name_ + "_failed.pvtp" ||
+               numbered_file(file, name_ + "_failed_", ".vtp").has_value();
+    };
+    remove_written_after_checkpoint(directory_, later);
+    write_pvd();
 }
 
 fs::path SnapshotSeriesWriter::pvd_path() const {
@@ -512,7 +559,7 @@ std::vector<fs::path> SnapshotSeriesWriter::files() const {
     std::vector<fs::path> out;
     for (std::size_t k = 0; k < complete_.size(); ++k)
         if (complete_[k])
-            out.push_back(path_of(k));
+            out.push_back(k < kept_files_.size() ? directory_ / kept_files_[k] : path_of(k));
     return out;
 }
 
@@ -564,8 +611,10 @@ void SnapshotSeriesWriter::write_pvd() const {
         xml.PushAttribute("timestep", number_or_null(*complete_[k]).c_str());
         xml.PushAttribute("group", "");
         xml.PushAttribute("part", "0");
-        xml.PushAttribute("file",
-                          (pieces_ ? pvtp_path(k) : path_of(k)).filename().string().c_str());
+        const std::string file = k < kept_files_.size()
+                                     ? kept_files_[k]
+                                     : (pieces_ ? pvtp_path(k) : path_of(k)).filename().string();
+        xml.PushAttribute("file", file.c_str());
         xml.CloseElement();
     }
     xml.CloseElement();

@@ -100,6 +100,20 @@ public:
     SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name,
                          const std::vector<double>& resume_times, int piece, int pieces);
 
+    /// Continues the series of a restart under another number of processes than wrote it
+    /// (RegroupedSeries; `pieces` 0: this run is one process, else this is piece `piece` of
+    /// `pieces`, as set_pieces): its first resume_times.size() snapshots stay in the form they
+    /// were written in, `<name>_NNNN.vtp` or `<name>_NNNN.pvtp` and its pieces, and the .pvd
+    /// lists each so (ParaView reads the two forms as one series). Piece 0 (or the one process)
+    /// checks that they exist, removes every later-numbered file of the series, of any piece, and
+    /// the failure snapshot, and rewrites the .pvd; the other processes touch nothing, and must
+    /// not write before it is done.
+    /// \throws std::runtime_error naming the directory when a kept snapshot is missing.
+    struct RegroupedSeries {};
+    SnapshotSeriesWriter(std::filesystem::path directory, std::string case_name,
+                         const std::vector<double>& resume_times, int piece, int pieces,
+                         RegroupedSeries);
+
     /// How snapshots are written from now on; `boundary_only_first`: the boundary particles
     /// (which do not move) are written in snapshot 0 only. Set before the first reserve().
     void set_format(const VtpFormat& format, bool boundary_only_first);
@@ -144,7 +158,7 @@ public:
     /// Number of series snapshots written completely (the failure snapshot is not counted).
     std::size_t count() const;
     /// The series .vtp files written completely so far, in time order (the failure snapshot is
-    /// not included).
+    /// not included; a regrouped restart's kept snapshots as they were written).
     std::vector<std::filesystem::path> files() const;
 
 private:
@@ -161,6 +175,8 @@ private:
     mutable std::mutex mutex_;
     /// Per reserved index: the time of its snapshot, once its file is complete.
     std::vector<std::optional<double>> complete_;
+    /// A regrouped restart: the file names of the snapshots kept from before it.
+    std::vector<std::string> kept_files_;
     int piece_ = 0, pieces_ = 0; ///< pieces mode when pieces_ > 0
     std::size_t published_ = 0;  ///< pieces mode: snapshots listed in the .pvd
 };

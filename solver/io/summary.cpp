@@ -140,7 +140,8 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
               {"restart", s.restart_file.empty() ? Json(nullptr)
                                                  : Json{{"file", s.restart_file},
                                                         {"time_s", number(s.restart_time)},
-                                                        {"step", s.restart_step}}}};
+                                                        {"step", s.restart_step},
+                                                        {"processes", s.restart_processes}}}};
     Json shares = Json::object();
     for (const auto& [name, share] : wall_shares(s))
         shares[name] = number(share);

@@ -78,6 +78,7 @@ struct RunSummary {
     std::string restart_file;      ///< the checkpoint a restarted run continued from, else ""
     double restart_time = 0.0;     ///< s, its time
     std::uint64_t restart_step = 0;
+    std::uint32_t restart_processes = 1; ///< how many processes wrote it
     OutputSummary output;
     std::optional<TuneReport> tuning; ///< the module was chosen automatically
     /// Particles × steps taken by this run (the particles of the initial state, excluded ones
@@ -104,9 +105,9 @@ std::string decomposition_lines(const RunSummary& summary);
 /// backend, neighbour_module, status, failure, particles {initial, final: {fluid, boundary,
 /// excluded}}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name: s, …, in
 /// order}, snapshots, h_m, c0_m_per_s, dp_m, checkpoints, restart (null, or {file, time_s,
-/// step} for a restarted run), output {compressor, level, fields, boundary, writers, bytes,
-/// writer_thread_s}, performance {particle_steps, million_particle_steps_per_s (over the wall
-/// time), step_million_particle_steps_per_s (over the step's stages), wall_share {stage:
+/// step, processes} for a restarted run), output {compressor, level, fields, boundary, writers,
+/// bytes, writer_thread_s}, performance {particle_steps, million_particle_steps_per_s (over the
+/// wall time), step_million_particle_steps_per_s (over the step's stages), wall_share {stage:
 /// fraction of the wall time, …, other}}, neighbour_tuning (null, or {chosen, seconds, steps,
 /// ranking [{module, ms_per_step}], not_timed [...]} when the module was chosen automatically),
 /// decomposition (null, or for a run over several processes {processes, axis, halo_width_m,

@@ -3,7 +3,8 @@
 unstable stops on every process at the same step with exit code 3 and leaves the failing state
 as pieces named by one .pvtp; Ctrl-C (SIGINT to mpirun, which passes it on) stops every process at the
 same step with a last snapshot and a checkpoint per process, and `--restart`
-continues it with the same number of processes; `sluice bench` reports every process's time
+continues it with the same number of processes, or with another (the state merged and cut
+afresh); `sluice bench` reports every process's time
 split; `--processes N` starts the processes itself. Exits 77 (ctest: skipped) without mpirun."""
 import json
 import os
@@ -123,6 +124,46 @@ class MpirunCli(unittest.TestCase):
             summary = json.load(f)
         self.assertEqual(summary["status"], "completed")
         self.assertEqual(summary["restart"]["step"], step)
+
+    def test_restart_under_another_number_of_processes(self):
+        """Checkpoints of 2 processes continue over 3, and theirs in one process: the whole
+        state is merged and cut afresh; the series keeps every snapshot in the form it was
+        written in (.pvtp of 2 pieces, of 3, then .vtp), one .pvd listing them all."""
+        self.write("long.xml", LONG)
+        legs = [(mpirun, "0.04", None), (lambda *a: ["mpirun", "-np", "3", SLUICE, *a], "0.06", 2),
+                (lambda *a: [SLUICE, *a], "0.08", 3)]
+        for launch, end, wrote in legs:
+            start = ["--out", "run"] if wrote is None else ["--restart", "run"]
+            r = subprocess.run(launch("run", "long.xml", "--backend", "cpu", *start,
+                                      "--end-time", end, "--checkpoint-interval", "0.02"),
+                               cwd=self.dir, capture_output=True, text=True, env=ENV,
+                               timeout=600)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(self.dir, "run", "summary.json")) as f:
+                summary = json.load(f)
+            self.assertEqual(summary["status"], "completed")
+            if wrote is not None:
+                self.assertIn(f"from the checkpoint of {wrote} processes", r.stdout)
+                self.assertEqual(summary["restart"]["processes"], wrote)
+        run = os.path.join(self.dir, "run")
+        with open(os.path.join(run, "long.pvd")) as f:
+            pvd = f.read()
+        files = [line.split('file="')[1].split('"')[0] for line in pvd.splitlines()
+                 if 'file="' in line]
+        times = [float(line.split('timestep="')[1].split('"')[0]) for line in pvd.splitlines()
+                 if 'timestep="' in line]
+        self.assertEqual(len(files), 9, pvd)  # t = 0, 0.01, ..., 0.08
+        self.assertEqual(times, sorted(times))
+        self.assertAlmostEqual(times[-1], 0.08, delta=0.005)
+        for f in files:
+            self.assertTrue(os.path.exists(os.path.join(run, f)), f)
+        self.assertEqual(files[4], "long_0004.pvtp")  # the first leg's last
+        self.assertEqual(files[6], "long_0006.pvtp")  # the second leg's, of 3 pieces
+        self.assertEqual(files[8], "long_0008.vtp")   # one process
+        with open(os.path.join(run, "long_0006.pvtp")) as f:
+            self.assertEqual(f.read().count("<Piece "), 3)
+        with open(os.path.join(run, "long_0004.pvtp")) as f:
+            self.assertEqual(f.read().count("<Piece "), 2)
 
     def test_bench_reports_every_process(self):
         self.write("fails.xml", FAILING.replace('<physics densityMax="1.003"/>', ""))

@@ -170,5 +170,81 @@ TEST_F(CheckpointTest, KeepsTheNewestTwoAndFallsBackPastDamage) {
     }
 }
 
+/// The pieces of `whole` (a sample) as processes `processes` would write them at `step`: particle
+/// k to process k % processes, each piece its owner's exclusions.
+void write_pieces(const fs::path& dir, const Checkpoint& whole, std::uint32_t processes) {
+    for (std::uint32_t p = 0; p < processes; ++p) {
+        Checkpoint piece = whole;
+        piece.process = p;
+        piece.processes = processes;
+        piece.total_particles = whole.state.size();
+        piece.slab_faces.clear();
+        for (std::uint32_t f = 0; f <= processes; ++f)
+            piece.slab_faces.push_back(0.5 * f);
+        SimulationState& s = piece.state;
+        const SimulationState& w = whole.state;
+        s.id.clear();
+        s.type.clear();
+        s.position.clear();
+        s.velocity.clear();
+        s.density.clear();
+        s.previous_velocity.clear();
+        s.previous_density.clear();
+        s.excluded.clear();
+        for (std::size_t k = p; k < w.size(); k += processes) {
+            s.id.push_back(w.id[k]);
+            s.type.push_back(w.type[k]);
+            s.position.push_back(w.position[k]);
+            s.velocity.push_back(w.velocity[k]);
+            s.density.push_back(w.density[k]);
+            s.previous_velocity.push_back(w.previous_velocity[k]);
+            s.previous_density.push_back(w.previous_density[k]);
+            if (std::find(w.excluded.begin(), w.excluded.end(), w.id[k]) != w.excluded.end())
+                s.excluded.push_back(w.id[k]);
+        }
+        write_checkpoint(dir, piece);
+    }
+}
+
+/// A restart under another number of processes reads every piece of the newest step and merges
+/// them into the whole run in id order; a newer single file wins, a step with a piece missing or
+/// damaged is skipped for an older one, and newest_checkpoint_processes says who wrote the newest
+/// from the file names.
+TEST_F(CheckpointTest, PiecesMergeIntoTheWholeRun) {
+    EXPECT_EQ(newest_checkpoint_processes(dir_, "tank"), 0u);
+    const Checkpoint whole = sample(40);
+    write_pieces(dir_, whole, 3);
+    EXPECT_EQ(newest_checkpoint_processes(dir_, "tank"), 3u);
+    std::vector<std::string> warnings;
+    const Checkpoint merged = read_latest_whole_checkpoint(dir_, "tank", warnings);
+    EXPECT_TRUE(warnings.empty());
+    EXPECT_EQ(merged.processes, 3u);
+    EXPECT_EQ(merged.total_particles, whole.state.size());
+    Checkpoint expected = whole;
+    expected.state = in_id_order(whole.state);
+    expect_equal(merged, expected);
+
+    // One piece of a newer step missing (a process died before writing it): the older step.
+    Checkpoint newer = sample(50);
+    write_pieces(dir_, newer, 2);
+    fs::remove(checkpoint_path(dir_, "tank", 50, 1));
+    EXPECT_EQ(newest_checkpoint_processes(dir_, "tank"), 1u); // as the names say
+    EXPECT_EQ(read_latest_whole_checkpoint(dir_, "tank", warnings).state.steps, 40u);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("_000000000050_1.chk"), std::string::npos) << warnings[0];
+
+    // A newer single file (a run in one process since): as it is, its own order kept.
+    write_checkpoint(dir_, sample(60));
+    EXPECT_EQ(newest_checkpoint_processes(dir_, "tank"), 1u);
+    warnings.clear();
+    const Checkpoint single = read_latest_whole_checkpoint(dir_, "tank", warnings);
+    EXPECT_EQ(single.processes, 1u);
+    expect_equal(single, sample(60));
+
+    // Pieces of different steps are not one state.
+    std::vector<SimulationState> mixed = {sample(40).state, sample(50).state};
+    EXPECT_THROW(merge_pieces(mixed), CheckpointError);
+}
+
 } // namespace
 } // namespace sluice

@@ -121,6 +121,64 @@ TEST(SnapshotSeriesPieces, FailureStateOfEveryProcessInOneFile) {
     fs::remove_all(dir);
 }
 
+/// A restart under another number of processes continues the series in its own form, and the
+/// .pvd lists the kept snapshots as they were written: two processes' .pvtp, then one process's
+/// .vtp, then three processes' pieces again. What the interrupted run wrote after its checkpoint
+/// goes, whichever process wrote it.
+TEST(SnapshotSeriesPieces, RegroupedRestartKeepsEachSnapshotsForm) {
+    const fs::path dir = fs::path(testing::TempDir()) / "sluice_pieces_regrouped";
+    fs::remove_all(dir);
+    using Regrouped = SnapshotSeriesWriter::RegroupedSeries;
+    {
+        SnapshotSeriesWriter first(dir, "run"), second(dir, "run");
+        first.set_pieces(0, 2);
+        second.set_pieces(1, 2);
+        for (int k = 0; k < 3; ++k) { // the third one after the checkpoint
+            first.write(first.reserve(), make_piece(0, 7, 0.1 * k));
+            second.write(second.reserve(), make_piece(7, 5, 0.1 * k));
+            first.publish(k + 1);
+        }
+        first.write_failure(make_piece(0, 7, 0.25));
+    }
+    {
+        SnapshotSeriesWriter one(dir, "run", {0.0, 0.1}, 0, 0, Regrouped{});
+        EXPECT_FALSE(fs::exists(dir / "run_0002.pvtp"));
+        EXPECT_FALSE(fs::exists(dir / "run_0002_0.vtp"));
+        EXPECT_FALSE(fs::exists(dir / "run_0002_1.vtp"));
+        EXPECT_FALSE(fs::exists(dir / "run_failed_0.vtp"));
+        EXPECT_TRUE(fs::exists(dir / "run_0001_1.vtp"));
+        EXPECT_EQ(pvd_files(dir / "run.pvd"),
+                  (std::vector<std::string>{"run_0000.pvtp", "run_0001.pvtp"}));
+        one.write(make_piece(0, 12, 0.2));
+        one.write(make_piece(0, 12, 0.3)); // after the next checkpoint
+        EXPECT_EQ(pvd_files(dir / "run.pvd"),
+                  (std::vector<std::string>{"run_0000.pvtp", "run_0001.pvtp", "run_0002.vtp",
+                                            "run_0003.vtp"}));
+    }
+    {
+        // Piece 0 first (it clears what came after the checkpoint), then the others.
+        SnapshotSeriesWriter first(dir, "run", {0.0, 0.1, 0.2}, 0, 3, Regrouped{});
+        EXPECT_FALSE(fs::exists(dir / "run_0003.vtp"));
+        SnapshotSeriesWriter second(dir, "run", {0.0, 0.1, 0.2}, 1, 3, Regrouped{});
+        SnapshotSeriesWriter third(dir, "run", {0.0, 0.1, 0.2}, 2, 3, Regrouped{});
+        first.write(first.reserve(), make_piece(0, 4, 0.3));
+        second.write(second.reserve(), make_piece(4, 4, 0.3));
+        third.write(third.reserve(), make_piece(8, 4, 0.3));
+        first.publish(
+            std::min({first.complete_prefix(), second.complete_prefix(), third.complete_prefix()}));
+    }
+    const std::vector<std::string> files = pvd_files(dir / "run.pvd");
+    EXPECT_EQ(files, (std::vector<std::string>{"run_0000.pvtp", "run_0001.pvtp", "run_0002.vtp",
+                                               "run_0003.pvtp"}));
+    EXPECT_EQ(read_pvtp(dir / "run_0001.pvtp")->GetNumberOfPoints(), 12);
+    EXPECT_EQ(read_pvtp(dir / "run_0003.pvtp")->GetNumberOfPoints(), 12);
+    // A kept snapshot that is gone cannot be continued.
+    fs::remove(dir / "run_0002.vtp");
+    EXPECT_THROW(SnapshotSeriesWriter(dir, "run", {0.0, 0.1, 0.2}, 0, 2, Regrouped{}),
+                 std::runtime_error);
+    fs::remove_all(dir);
+}
+
 /// What `mpirun -np 2 sluice run cases/dambreak2d.xml` wrote (ctest Mpi.RunWritesOneSeries runs
 /// it first and sets SLUICE_MPI_RUN_DIR).
 TEST(ParallelSeries, MpirunOutputOpensAsOneDataSet) {
