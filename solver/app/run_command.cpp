@@ -119,8 +119,12 @@ std::vector<std::vector<double>> gather_values(const Communicator& comm,
     return out;
 }
 
+Restart load_regrouped_restart(const Case& c, const std::string& directory,
+                               const Communicator* comm);
+
 /// A run over several processes: the newest checkpoint step that every process wrote and
-/// reads, each process's own file of it (load_restart's checks, and the same process count).
+/// reads, each process's own file of it (load_restart's checks), when as many processes wrote it;
+/// else, or when none reads, load_regrouped_restart.
 Restart load_restart_piece(const Case& c, const std::string& directory, const Communicator& comm) {
     const std::uint32_t rank = static_cast<std::uint32_t>(comm.rank());
     std::vector<double> mine;
@@ -149,31 +153,14 @@ Restart load_restart_piece(const Case& c, const std::string& directory, const Co
                       << "; trying an older one\n";
         if (comm.min(k ? 1.0 : 0.0) == 0.0) // one unreadable piece spoils the step
             continue;
-        if (k->processes != static_cast<std::uint32_t>(comm.size()))
-            throw UsageError("--restart: the checkpoint was written by " +
-                                 std::to_string(k->processes) +
-                                 " processes; continue it with "
-                                 "mpirun -np " +
-                                 std::to_string(k->processes),
-                             "run");
+        if (k->processes != static_cast<std::uint32_t>(comm.size())) // an older, other run's
+            return load_regrouped_restart(c, directory, &comm);
         check_restart(c, *k);
         return Restart{std::move(*k), directory};
     }
-    if (!each.front().empty()) { // the first process has some: say how many wrote them
-        const Checkpoint k = read_checkpoint(
-            checkpoint_path(directory, c.name, static_cast<std::uint64_t>(each.front().back()), 0));
-        if (k.processes != static_cast<std::uint32_t>(comm.size()))
-            throw UsageError("--restart: the checkpoints in " + directory + " are of a run over " +
-                                 std::to_string(k.processes) +
-                                 " processes; continue it with mpirun -np " +
-                                 std::to_string(k.processes),
-                             "run");
-    }
-    throw CheckpointError("no checkpoint of case '" + c.name + "' that all " +
-                          std::to_string(comm.size()) + " processes wrote in " + directory +
-                          " (files " + c.name +
-                          "_checkpoint_<step>_<process>.chk; a checkpoint "
-                          "of a run in one process continues in one process)");
+    // No step that this many processes wrote reads: any other (a newer one's pieces are damaged,
+    // an older run had another number of processes), regrouped.
+    return load_regrouped_restart(c, directory, &comm);
 }
 
 /// A restart under another number of processes than wrote the newest checkpoint (one process
