@@ -262,7 +262,7 @@ Options parse_options(int argc, char** argv) {
         ->add_option("--corrector", corrector,
                      "symplectic, reorder layout: the corrector reads the neighbours the "
                      "predictor's pass listed, those the predictor can bring within R (CUDA, a "
-                     "traversal in bin order, one GPU; else reuse), reuses the predictor's "
+                     "traversal in bin order; else reuse), reuses the predictor's "
                      "neighbour structure (exact with a skin) or rebuilds it")
         ->check(CLI::IsMember({"list", "reuse", "rebuild"}).description(""))
         ->capture_default_str()

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -111,6 +112,28 @@ CheckpointError no_checkpoint(const fs::path& dir, const std::string& name) {
                            name +
                            "_checkpoint_*.chk; a run writes them with --checkpoint-interval "
                            "or <run checkpointInterval>, and on Ctrl-C)");
+}
+
+/// The checkpoint files of case `name` in `dir`, by step: a single file, or the processes whose
+/// piece of the step is there (ascending).
+struct CheckpointFiles {
+    std::map<std::uint64_t, fs::path> singles;
+    std::map<std::uint64_t, std::vector<std::uint32_t>> pieces;
+};
+
+CheckpointFiles checkpoint_files(const fs::path& dir, const std::string& name) {
+    CheckpointFiles files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        if (const auto step = checkpoint_step(file, name))
+            files.singles[*step] = it->path();
+        else if (const auto piece = process_checkpoint(file, name))
+            files.pieces[piece->first].push_back(static_cast<std::uint32_t>(piece->second));
+    }
+    for (auto& [step, processes] : files.pieces)
+        std::sort(processes.begin(), processes.end());
+    return files;
 }
 
 } // namespace
@@ -290,45 +313,24 @@ Checkpoint read_latest_checkpoint(const fs::path& dir, const std::string& name,
 }
 
 std::uint32_t newest_checkpoint_processes(const fs::path& dir, const std::string& name) {
-    std::uint64_t newest = 0;
-    std::uint32_t processes = 0;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> pieces;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string file = it->path().filename().string();
-        if (const auto step = checkpoint_step(file, name)) {
-            if (processes == 0 || *step > newest) {
-                newest = *step;
-                processes = 1;
-            }
-        } else if (const auto piece = process_checkpoint(file, name)) {
-            pieces.push_back(*piece);
-        }
-    }
-    std::uint64_t newest_pieces = 0;
-    for (const auto& [step, process] : pieces)
-        newest_pieces = std::max(newest_pieces, step);
-    if (!pieces.empty() && (processes == 0 || newest_pieces > newest))
-        processes = static_cast<std::uint32_t>(std::count_if(
-            pieces.begin(), pieces.end(), [&](const auto& p) { return p.first == newest_pieces; }));
-    return processes;
+    const CheckpointFiles files = checkpoint_files(dir, name);
+    const bool single = !files.singles.empty();
+    if (!files.pieces.empty() &&
+        (!single || files.pieces.rbegin()->first > files.singles.rbegin()->first))
+        return static_cast<std::uint32_t>(files.pieces.rbegin()->second.size());
+    return single ? 1 : 0;
 }
 
 SimulationState merge_pieces(const std::vector<SimulationState>& pieces) {
     if (pieces.empty())
         throw CheckpointError("merge_pieces: no pieces");
-    const SimulationState& first = pieces.front();
-    SimulationState whole;
-    whole.dimension = first.dimension;
-    whole.time = first.time;
-    whole.last_dt = first.last_dt;
-    whole.steps = first.steps;
-    whole.fluid_height = first.fluid_height;
-    const bool verlet = !first.previous_velocity.empty() || !first.previous_density.empty();
-    for (const SimulationState& p : pieces) {
-        if (p.dimension != first.dimension || p.time != first.time || p.steps != first.steps)
+    SimulationState whole = pieces.front();
+    const bool verlet = !whole.previous_velocity.empty();
+    for (std::size_t k = 1; k < pieces.size(); ++k) {
+        const SimulationState& p = pieces[k];
+        if (p.dimension != whole.dimension || p.time != whole.time || p.steps != whole.steps)
             throw CheckpointError("the pieces of one checkpoint disagree: step " +
-                                  std::to_string(first.steps) + " and " + std::to_string(p.steps));
+                                  std::to_string(whole.steps) + " and " + std::to_string(p.steps));
         auto append = [](auto& to, const auto& from) {
             to.insert(to.end(), from.begin(), from.end());
         };
@@ -351,59 +353,46 @@ SimulationState merge_pieces(const std::vector<SimulationState>& pieces) {
 
 Checkpoint read_latest_whole_checkpoint(const fs::path& dir, const std::string& name,
                                         std::vector<std::string>& warnings) {
-    // Every step's files: a single one (processes 0 here) or pieces.
-    std::map<std::uint64_t, std::vector<std::uint64_t>> pieces;
-    std::vector<std::pair<std::uint64_t, fs::path>> singles;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string file = it->path().filename().string();
-        if (const auto step = checkpoint_step(file, name))
-            singles.emplace_back(*step, it->path());
-        else if (const auto piece = process_checkpoint(file, name))
-            pieces[piece->first].push_back(piece->second);
-    }
-    std::vector<std::uint64_t> steps;
-    for (const auto& s : singles)
-        steps.push_back(s.first);
-    for (const auto& p : pieces)
-        steps.push_back(p.first);
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    const CheckpointFiles files = checkpoint_files(dir, name);
+    std::set<std::uint64_t> steps;
+    for (const auto& s : files.singles)
+        steps.insert(s.first);
+    for (const auto& p : files.pieces)
+        steps.insert(p.first);
     if (steps.empty())
         throw no_checkpoint(dir, name);
     std::string last_error;
     for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
         try {
-            const auto single = std::find_if(singles.begin(), singles.end(),
-                                             [&](const auto& s) { return s.first == *step; });
-            if (single != singles.end())
+            if (const auto single = files.singles.find(*step); single != files.singles.end())
                 return read_checkpoint(single->second);
-            std::vector<std::uint64_t>& found = pieces[*step];
-            std::sort(found.begin(), found.end());
-            const Checkpoint first = read_checkpoint(checkpoint_path(dir, name, *step, 0));
-            std::vector<SimulationState> states;
-            for (std::uint32_t p = 0; p < first.processes; ++p) {
+            const std::vector<std::uint32_t>& found = files.pieces.at(*step);
+            std::vector<Checkpoint> read;
+            read.push_back(read_checkpoint(checkpoint_path(dir, name, *step, 0)));
+            const std::uint32_t processes = read.front().processes;
+            for (std::uint32_t p = 1; p < processes; ++p) {
                 const fs::path path = checkpoint_path(dir, name, *step, p);
                 if (!std::binary_search(found.begin(), found.end(), p))
                     throw CheckpointError("checkpoint " + quoted(path) +
                                           " is missing: its step was written by " +
-                                          std::to_string(first.processes) + " processes");
-                Checkpoint k = p == 0 ? first : read_checkpoint(path);
-                if (k.processes != first.processes)
+                                          std::to_string(processes) + " processes");
+                read.push_back(read_checkpoint(path));
+                if (read.back().processes != processes)
                     throw CheckpointError("checkpoint " + quoted(path) + " is of a run over " +
-                                          std::to_string(k.processes) + " processes, not " +
-                                          std::to_string(first.processes));
-                states.push_back(std::move(k.state));
+                                          std::to_string(read.back().processes) +
+                                          " processes, not " + std::to_string(processes));
             }
-            Checkpoint whole = first;
+            std::vector<SimulationState> states;
+            for (Checkpoint& k : read)
+                states.push_back(std::move(k.state));
+            Checkpoint whole = std::move(read.front()); // its output bookkeeping
             whole.state = merge_pieces(states);
-            if (whole.state.size() != first.total_particles)
+            if (whole.state.size() != whole.total_particles)
                 throw CheckpointError("the pieces of step " + std::to_string(*step) + " in " +
                                       quoted(dir) + " hold " + std::to_string(whole.state.size()) +
                                       " particles, not the " +
-                                      std::to_string(first.total_particles) + " of the run");
+                                      std::to_string(whole.total_particles) + " of the run");
             whole.process = 0;
-            whole.total_particles = whole.state.size();
             return whole;
         } catch (const CheckpointError& e) {
             warnings.push_back(std::string(e.what()) + "; trying an older one");

@@ -472,35 +472,33 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
                                                                 derivatives_.get(), scalars_.get(),
                                                                 d_tags(), DryWalls{}, lists);
         };
+        constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
+        constexpr bool in_step_capable = walks_reorder && !detail::bin_by_bin<QueryT>;
+        constexpr bool list_capable = walks_reorder && !detail::in_label_order<QueryT>;
         using NoLists = std::integral_constant<ListMode, ListMode::none>;
         using WriteLists = std::integral_constant<ListMode, ListMode::write>;
         using ReadLists = std::integral_constant<ListMode, ListMode::read>;
-        constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
-        constexpr bool in_step_capable = walks_reorder && !detail::bin_by_bin<QueryT>;
-        if constexpr (walks_reorder && !detail::in_label_order<QueryT>) {
-            if (lists.indices != nullptr) {
-                if (!lists.write) // the corrector's pass reads them directly
-                    launch(std::false_type{}, ReadLists{});
-                else if constexpr (in_step_capable) {
-                    if (in_step_now_)
-                        launch(std::true_type{}, WriteLists{});
+        // The build pass (in step or not) writes the lists, the corrector's reads them directly.
+        const auto walk = [&](auto in_step) {
+            if constexpr (list_capable) {
+                if (lists.indices != nullptr) {
+                    if (lists.write)
+                        launch(in_step, WriteLists{});
                     else
-                        launch(std::false_type{}, WriteLists{});
-                } else {
-                    launch(std::false_type{}, WriteLists{});
+                        launch(std::false_type{}, ReadLists{});
+                    return;
                 }
-                SLUICE_CUDA_CHECK_LAUNCH();
-                return;
             }
-        }
+            launch(in_step, NoLists{});
+        };
         if constexpr (in_step_capable) {
             if (in_step_now_) {
-                launch(std::true_type{}, NoLists{});
+                walk(std::true_type{});
                 SLUICE_CUDA_CHECK_LAUNCH();
                 return;
             }
         }
-        launch(std::false_type{}, NoLists{});
+        walk(std::false_type{});
     } else {
         constexpr int capacity = queue_capacity<D>;
         constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
