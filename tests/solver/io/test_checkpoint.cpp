@@ -3,6 +3,8 @@
 
 #include "io/checkpoint.h"
 
+#include "backends/backend_common.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -181,27 +183,11 @@ void write_pieces(const fs::path& dir, const Checkpoint& whole, std::uint32_t pr
         piece.slab_faces.clear();
         for (std::uint32_t f = 0; f <= processes; ++f)
             piece.slab_faces.push_back(0.5 * f);
-        SimulationState& s = piece.state;
         const SimulationState& w = whole.state;
-        s.id.clear();
-        s.type.clear();
-        s.position.clear();
-        s.velocity.clear();
-        s.density.clear();
-        s.previous_velocity.clear();
-        s.previous_density.clear();
-        s.excluded.clear();
-        for (std::size_t k = p; k < w.size(); k += processes) {
-            s.id.push_back(w.id[k]);
-            s.type.push_back(w.type[k]);
-            s.position.push_back(w.position[k]);
-            s.velocity.push_back(w.velocity[k]);
-            s.density.push_back(w.density[k]);
-            s.previous_velocity.push_back(w.previous_velocity[k]);
-            s.previous_density.push_back(w.previous_density[k]);
-            if (std::find(w.excluded.begin(), w.excluded.end(), w.id[k]) != w.excluded.end())
-                s.excluded.push_back(w.id[k]);
-        }
+        piece.state = select_particles(w, [&](std::size_t k) { return k % processes == p; });
+        for (const std::uint32_t id : piece.state.id)
+            if (std::find(w.excluded.begin(), w.excluded.end(), id) != w.excluded.end())
+                piece.state.excluded.push_back(id);
         write_checkpoint(dir, piece);
     }
 }
