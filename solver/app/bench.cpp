@@ -4,7 +4,6 @@
 #include "app/gauge_rows.h"
 #include "app/preflight.h"
 
-#include "backends/cpu/cpu_backend.h"
 #include "backends/gauges.h"
 #include "case/case_override.h"
 #include "case/case_reader.h"
@@ -166,6 +165,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (options.dp)
         apply_dp_override(c, *options.dp);
     const bool gpu = options.backend == Backend::cuda;
+    BackendOptions backend(options.backend);
+    backend.cuda = options.cuda;
     if (gpu)
         require_cuda_device(); // BackendUnavailable with the reason
     require_fits(preflight(c, options.backend), options.backend);
@@ -201,9 +202,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         out << "developing the flow to t = " << *options.end_time << " s with "
             << c.neighbours.name() << " (untimed)...\n"
             << std::flush;
-        auto sim =
-            gpu ? std::unique_ptr<Simulation>(make_cuda_simulation(c, particles, options.cuda))
-                : make_simulation(c, Backend::cpu);
+        auto sim = make_simulation(c, particles, backend);
         ProgressReporter progress(*options.end_time);
         while (sim->time() < *options.end_time) {
             sim->step();
@@ -287,17 +286,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     for (const NeighbourModule& module : modules) {
         Case mc = c;
         mc.neighbours = module;
-        std::unique_ptr<Simulation> sim;
-        GpuSimulation* gpu_sim = nullptr;
-        if (gpu) {
-            auto g = start ? make_cuda_simulation(mc, *start, options.cuda)
-                           : make_cuda_simulation(mc, particles, options.cuda);
-            gpu_sim = g.get();
-            sim = std::move(g);
-        } else {
-            sim = start ? make_simulation(mc, Backend::cpu, *start)
-                        : make_simulation(mc, Backend::cpu);
-        }
+        std::unique_ptr<Simulation> sim =
+            start ? make_simulation(mc, backend, *start) : make_simulation(mc, particles, backend);
         for (int k = 0; k < options.warmup_steps; ++k)
             sim->step();
         if (options.output_interval)
@@ -324,7 +314,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         double output_time = options.output_interval ? next_output() : 0.0;
 
         const StageTimes before = sim->stage_times();
-        const std::uint64_t listed_before = gpu_sim ? gpu_sim->corrector_list_steps() : 0;
+        const std::uint64_t listed_before = sim->counters().corrector_list_steps;
         const auto start_clock = std::chrono::steady_clock::now();
         for (int k = 0; k < options.steps; ++k) {
             sim->step();
@@ -344,10 +334,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         ModuleResult r;
         r.module = module;
         r.output_wait_ms = 1e3 * output_wait / options.steps;
-        if (gpu_sim)
-            r.corrector_list_share =
-                static_cast<double>(gpu_sim->corrector_list_steps() - listed_before) /
-                options.steps;
+        r.corrector_list_share =
+            static_cast<double>(sim->counters().corrector_list_steps - listed_before) /
+            options.steps;
         if (writer) {
             writer->flush(); // after the clock: the pool's backlog is not the step's
             r.snapshots = series->count();
@@ -397,8 +386,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         r.rest_ms = std::max(0.0, r.ms_per_step - staged);
         r.mparticle_steps = static_cast<double>(n) * options.steps / seconds / 1e6;
         r.bytes_per_particle =
-            gpu_sim ? static_cast<double>(gpu_sim->device_bytes()) / static_cast<double>(n)
-                    : static_cast<double>(estimate_cpu_memory(mc, n).bytes_per_particle);
+            gpu ? static_cast<double>(sim->counters().device_bytes) / static_cast<double>(n)
+                : static_cast<double>(estimate_cpu_memory(mc, n).bytes_per_particle);
         const ParticleCounts counts = sim->counts();
         r.final_particles = counts.fluid + counts.boundary;
         r.final_state = sim->snapshot();

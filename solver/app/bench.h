@@ -14,7 +14,7 @@
 /// and the same final state within the tolerance (max position difference relative to dp).
 /// Markdown to the stream, CSV to a file.
 
-#include "backends/cuda/cuda_backend.h"
+#include "backends/backend_options.h"
 #include "backends/simulation.h"
 #include "case/case_model.h"
 #include "neighbours/module.h"

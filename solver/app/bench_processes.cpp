@@ -109,9 +109,9 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
         Case mc = c;
         mc.neighbours = module;
         // On GPUs with the bench's CUDA options (--interaction, --dry-walls).
-        auto sim = options.backend == Backend::cuda
-                       ? std::unique_ptr<Simulation>(make_cuda_simulation(mc, comm, options.cuda))
-                       : make_simulation(mc, options.backend, comm);
+        BackendOptions backend(options.backend);
+        backend.cuda = options.cuda;
+        const std::unique_ptr<Simulation> sim = make_simulation(mc, backend, comm);
         for (int k = 0; k < options.warmup_steps; ++k)
             sim->step();
         const StageTimes before = sim->stage_times();

@@ -4,8 +4,7 @@
 
 #include "app/preflight.h"
 
-#include "backends/backend_common.h"
-#include "backends/cpu/cpu_backend.h"
+#include "backends/backend_options.h"
 #include "case/particles.h"
 #include "io/async_output.h"
 #include "neighbours/grid.h"
@@ -33,22 +32,12 @@ void print_preflight(std::ostream& out, const PreflightReport& r, Backend backen
     out << "\n";
 }
 
-/// "nx × nz" or "nx × ny × nz": the bins of the grid over the case's domain.
-std::string grid_dims_text(const Case& c, double support) {
-    auto text = [](const auto& grid, int d) {
-        std::ostringstream s;
-        for (int k = 0; k < d; ++k)
-            s << (k ? " x " : "") << grid.dims[k];
-        return s.str();
-    };
-    const float radius = static_cast<float>(support);
-    if (c.dimension == 2)
-        return text(make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
-                                 c.neighbours.bin_width),
-                    2);
-    return text(make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
-                             c.neighbours.bin_width),
-                3);
+/// "nx x nz" or "nx x ny x nz": the bins of the grid over the case's domain.
+std::string grid_dims_text(const GridSummary& grid) {
+    std::ostringstream s;
+    for (int k = 0; k < grid.dimension; ++k)
+        s << (k ? " x " : "") << grid.dims[static_cast<std::size_t>(k)];
+    return s.str();
 }
 
 } // namespace
@@ -71,7 +60,7 @@ int check_command(const Options& o) {
               << "  initial dt      " << k.initial_dt << " s\n";
     const MemoryEstimate memory = estimate_cpu_memory(c, particles.size());
     std::cout << "  neighbours      " << c.neighbours.name() << ", grid "
-              << grid_dims_text(c, k.support) << " = " << memory.bins << " bins of "
+              << grid_dims_text(neighbour_grid(c)) << " = " << memory.bins << " bins of "
               << c.neighbours.bin_width * k.support << " m"
               << (c.neighbours_auto ? " (auto: run times every module first and takes the fastest)"
                                     : "")

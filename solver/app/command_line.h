@@ -4,7 +4,7 @@
 /// it. Each command lives in its own file (run_command.cpp, check_command.cpp,
 /// bench_command.cpp); main.cpp dispatches and maps exceptions to exit codes.
 
-#include "backends/cuda/cuda_backend.h"
+#include "backends/backend_options.h"
 #include "backends/simulation.h"
 #include "case/case_model.h"
 #include "neighbours/module.h"
@@ -95,7 +95,7 @@ int tune_command(const Options& o);  ///< tune_command.cpp
 /// `--backend cuda`), so that its exit code is the run's; OMP_NUM_THREADS, unless set, becomes
 /// each process's share of the host's cores. Checks first that this process is not
 /// itself under mpirun and, for --gpus, that the host has N GPUs. Returns only by throwing.
-/// 	hrows UsageError (under mpirun; --gpus with --backend cpu), BackendUnavailable (too few
+/// \throws UsageError (under mpirun; --gpus with --backend cpu), BackendUnavailable (too few
 ///         GPUs; mpirun not found).
 [[noreturn]] void spawn_processes(const Options& o, int argc, char** argv, bool under_mpirun);
 

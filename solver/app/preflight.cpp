@@ -1,7 +1,6 @@
 #include "app/preflight.h"
 
-#include "backends/cpu/cpu_backend.h"
-#include "backends/cuda/cuda_backend.h"
+#include "backends/backend_options.h"
 #include "case/constants.h"
 
 #include <cmath>
@@ -19,9 +18,6 @@ namespace {
 /// grow, and three snapshots in flight (id, type, position, velocity, density, pressure).
 constexpr double generation_bytes = 2.0 * (24 + 24 + 1 + 4);
 constexpr double snapshot_bytes = 3.0 * (4 + 1 + 12 + 12 + 4 + 4);
-/// CUDA backend host side: upload staging (position, motion, velocity, id) and two pinned
-/// snapshot slots (position, motion, id).
-constexpr double cuda_host_bytes = 16 + 16 + 16 + 4 + 2.0 * (16 + 16 + 4);
 
 /// Bins of the grid over the domain (make_grid's rule, in doubles so a huge case cannot
 /// overflow the count).
@@ -81,7 +77,7 @@ PreflightReport preflight(const Case& c, Backend backend) {
         const CudaMemoryEstimate gpu = estimate_cuda_memory(c, n, r.bins);
         r.device_needed = gpu.device_bytes;
         r.device_available = static_cast<double>(cuda_memory_info().free);
-        backend_host = cuda_host_bytes * n;
+        backend_host = gpu.host_bytes_per_particle * n;
     }
     r.host_needed = (generation_bytes + snapshot_bytes) * n + backend_host;
     r.host_available = host_memory_available();

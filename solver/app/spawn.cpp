@@ -3,7 +3,7 @@
 
 #include "app/command_line.h"
 
-#include "backends/cuda/cuda_backend.h"
+#include "backends/backend_options.h"
 #include "backends/simulation.h"
 
 #include <unistd.h>

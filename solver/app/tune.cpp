@@ -1,6 +1,6 @@
 #include "app/tune.h"
 
-#include "backends/backend_common.h"
+#include "backends/state_conversion.h"
 #include "case/particles.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "backends/simulation.h"
 
-#include "backends/backend_common.h"
+#include "backends/state_conversion.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
@@ -19,32 +19,39 @@ std::future<GaugeResponse> Simulation::begin_gauges(const GaugeRequest& request)
     return ready.get_future();
 }
 
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend) {
-    if (backend == Backend::cuda)
-        return make_cuda_simulation(c);
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b) {
+    if (b.backend == Backend::cuda)
+        return make_cuda_simulation(c, b.cuda);
     return make_cpu_simulation(c);
 }
 
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+std::unique_ptr<Simulation> make_simulation(const Case& c, const ParticleSet& particles,
+                                            const BackendOptions& b) {
+    if (b.backend == Backend::cuda)
+        return make_cuda_simulation(c, particles, b.cuda);
+    return make_cpu_simulation(c, particles);
+}
+
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b,
                                             const Communicator& comm) {
-    if (backend == Backend::cuda)
-        return make_cuda_simulation(c, comm);
+    if (b.backend == Backend::cuda)
+        return make_cuda_simulation(c, comm, b.cuda);
     return make_cpu_simulation(c, comm);
 }
 
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b,
                                             const Communicator& comm, const SimulationState& piece,
                                             const SlabDecomposition& slabs,
                                             std::uint64_t total_particles) {
-    if (backend == Backend::cuda)
-        return make_cuda_simulation(c, comm, piece, slabs, total_particles);
+    if (b.backend == Backend::cuda)
+        return make_cuda_simulation(c, comm, piece, slabs, total_particles, b.cuda);
     return make_cpu_simulation(c, comm, piece, slabs, total_particles);
 }
 
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b,
                                             const SimulationState& state) {
-    if (backend == Backend::cuda)
-        return make_cuda_simulation(c, state);
+    if (b.backend == Backend::cuda)
+        return make_cuda_simulation(c, state, b.cuda);
     return make_cpu_simulation(c, state);
 }
 

@@ -1,11 +1,14 @@
 #pragma once
 /// \file simulation.h
-/// The backend-independent face of a running simulation. The CLI drives it; the CPU backend
-/// (cpu_backend.cpp) and the CUDA backend implement it. Virtual calls happen on the host only,
-/// once per step at most.
+/// The backend-independent face of a running simulation: what app/ may call (with
+/// backend_options.h for the settings and device queries). The CPU backend (cpu/) and the CUDA
+/// backend (cuda/) implement it, each executing the step plan (step_plan.h). Virtual calls
+/// happen on the host only, once per step at most.
 
+#include "backends/backend_options.h"
 #include "case/case_model.h"
 #include "case/constants.h"
+#include "case/particles.h"
 #include "io/checkpoint.h"
 #include "io/snapshot.h"
 #include "parallel/slabs.h"
@@ -20,8 +23,6 @@
 #include <vector>
 
 namespace sluice {
-
-enum class Backend { cpu, cuda };
 
 /// Thrown by step() when the state became non-physical (NaN, density outside the configured
 /// range). The message names the step, the time and the offending particle(s) by id. The state
@@ -121,15 +122,28 @@ public:
     virtual const DerivedConstants& constants() const = 0;
     virtual std::string backend_name() const = 0;
 
+    /// The backend's counters (device memory, dry walls, in-step and list steps); zeros where
+    /// a backend has none (the CPU backend). Cheap except dry_walls (a copy from the device).
+    virtual BackendCounters counters() const { return {}; }
+
     /// Exclusions since the last call, by ascending id; each is reported exactly once. The CLI
     /// logs them (summary.json has the count from counts()).
     virtual std::vector<Exclusion> take_exclusions() = 0;
 };
 
+/// The state at t = 0 of generated particles: in id order, velocities from the case, no step
+/// n−1 (a backend takes the state itself for it), nothing excluded. Values are rounded to float
+/// exactly as the backends always did (to_vec).
+SimulationState initial_state(const ParticleSet& particles);
+
 /// Generates the particles of the case and sets up the chosen backend.
 /// \throws BackendUnavailable when the backend is unavailable (cuda without a GPU or without
 ///         CUDA support in this build), with a message saying so.
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend);
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& backend);
+
+/// The same from particles already generated for the case (a benchmark reuses one set).
+std::unique_ptr<Simulation> make_simulation(const Case& c, const ParticleSet& particles,
+                                            const BackendOptions& backend);
 
 class Communicator;
 
@@ -138,16 +152,18 @@ class Communicator;
 /// neighbours' particles. Collective. The simulation's step() and sample_gauges() are then
 /// collective too; counts(), snapshot(), save_state() and take_exclusions() cover the particles
 /// this process owns (their union over the processes is the whole run).
-/// \throws BackendUnavailable for the cuda backend (several processes run on the CPU backend in
-///         this version), std::invalid_argument when the domain is too short for that many
-///         slabs, as make_simulation otherwise.
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+/// The CUDA backend takes the GPU of its host whose index is the process's rank among the host's
+/// processes (cuda_device_of_process) and moves particles through NCCL.
+/// \throws BackendUnavailable when a process has no GPU of its own or NCCL cannot be loaded,
+///         std::invalid_argument when the domain is too short for that many slabs, as
+///         make_simulation otherwise.
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& backend,
                                             const Communicator& comm);
 
 /// Continues this process's part of a run over several processes from its checkpoint: `piece`
 /// holds the particles it owned, `slabs` the faces then, `total_particles` the whole run's
 /// count. Collective. \throws as make_simulation with a state.
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& backend,
                                             const Communicator& comm, const SimulationState& piece,
                                             const SlabDecomposition& slabs,
                                             std::uint64_t total_particles);
@@ -155,7 +171,7 @@ std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
 /// Continues a saved state (a checkpoint's) of case c on the chosen backend.
 /// \throws std::invalid_argument when the state does not fit the case (restored_constants),
 ///         BackendUnavailable as above.
-std::unique_ptr<Simulation> make_simulation(const Case& c, Backend backend,
+std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& backend,
                                             const SimulationState& state);
 
 } // namespace sluice

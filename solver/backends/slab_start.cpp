@@ -2,7 +2,7 @@
 
 #include "backends/slab_start.h"
 
-#include "backends/backend_common.h"
+#include "backends/state_conversion.h"
 #include "case/constants.h"
 
 #include <algorithm>

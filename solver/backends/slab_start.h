@@ -4,8 +4,9 @@
 /// cut of the domain into slabs by estimated work, a checkpoint's cut, the work estimate itself,
 /// and the gauges combined over the processes. Host code.
 
-#include "backends/backend_common.h"
 #include "backends/simulation.h"
+#include "backends/stage_times.h"
+#include "backends/state_conversion.h"
 #include "case/case_model.h"
 #include "case/particles.h"
 #include "neighbours/grid.h"

@@ -44,12 +44,12 @@ struct VtpFormat {
 };
 
 const char* to_string(Compressor c); ///< "lz4", "zlib", "none"
-/// 	hrows std::invalid_argument listing the valid names.
+/// \throws std::invalid_argument listing the valid names.
 Compressor parse_compressor(const std::string& name);
 /// "velocity density pressure" style list of the optional arrays a format writes.
 std::string fields_to_string(const VtpFormat& f);
 /// Sets velocity/density/pressure from a list separated by spaces or commas ("" = none of them).
-/// 	hrows std::invalid_argument naming an unknown or repeated field and the valid ones.
+/// \throws std::invalid_argument naming an unknown or repeated field and the valid ones.
 void parse_fields(const std::string& text, VtpFormat& f);
 
 /// Writes `snapshot` to `path` as a .vtp: binary, raw appended data (the layout ParaView reads

@@ -473,7 +473,7 @@ TEST(DecompositionCuda, SkippingDryWallsChangesNothing) {
         b->step();
         if (k % 50 == 49) {
             std::vector<double> dry(static_cast<std::size_t>(comm->size()), 0.0);
-            dry[static_cast<std::size_t>(comm->rank())] = a->dry_wall_count();
+            dry[static_cast<std::size_t>(comm->rank())] = a->counters().dry_walls;
             comm->sum(dry.data(), comm->size());
             fewest_dry = std::min(fewest_dry, std::accumulate(dry.begin(), dry.end(), 0.0));
             dry_counts += " step " + std::to_string(k + 1) + ":";
@@ -544,13 +544,13 @@ TEST(DecompositionCuda, CorrectorListsEqualTheWalk) {
             std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, correctors over lists "
                         "(this process) %llu; against the walk: max |dx| %g, |dv| %g, |drho| %g\n",
                         comm->size(), what.c_str(), steps, a->time(),
-                        static_cast<unsigned long long>(b->corrector_list_steps()), d.dx, d.dv,
+                        static_cast<unsigned long long>(b->counters().corrector_list_steps), d.dx, d.dv,
                         d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
         EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << what;
-        EXPECT_EQ(a->corrector_list_steps(), 0u) << what;
-        EXPECT_EQ(b->corrector_list_steps(), static_cast<std::uint64_t>(steps)) << what;
+        EXPECT_EQ(a->counters().corrector_list_steps, 0u) << what;
+        EXPECT_EQ(b->counters().corrector_list_steps, static_cast<std::uint64_t>(steps)) << what;
     }
 }
 
@@ -576,11 +576,11 @@ TEST(DecompositionCuda, InStepKernelEqualsTheDirectOne) {
             std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, in step (this process) "
                         "%llu; against direct: max |dx| %g, |dv| %g, |drho| %g\n",
                         comm->size(), what.c_str(), steps, a->time(),
-                        static_cast<unsigned long long>(b->in_step_steps()), d.dx, d.dv, d.drho);
+                        static_cast<unsigned long long>(b->counters().in_step_steps), d.dx, d.dv, d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
-        EXPECT_EQ(a->in_step_steps(), 0u) << what;
-        EXPECT_EQ(b->in_step_steps(), bin_by_bin ? 0u : static_cast<std::uint64_t>(steps)) << what;
+        EXPECT_EQ(a->counters().in_step_steps, 0u) << what;
+        EXPECT_EQ(b->counters().in_step_steps, bin_by_bin ? 0u : static_cast<std::uint64_t>(steps)) << what;
     }
 }
 

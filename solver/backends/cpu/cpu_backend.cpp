@@ -4,7 +4,11 @@
 
 #include "backends/cpu/cpu_backend.h"
 
-#include "backends/backend_common.h"
+#include "backends/exclusion_log.h"
+#include "backends/failure.h"
+#include "backends/stage_times.h"
+#include "backends/state_conversion.h"
+#include "backends/step_plan.h"
 #include "backends/slab_start.h"
 #include "case/constants.h"
 #include "case/particles.h"
@@ -941,7 +945,10 @@ StageTimes CpuSimulation<D>::stage_times() const {
 } // namespace
 
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c) {
-    const ParticleSet particles = generate_particles(c);
+    return make_cpu_simulation(c, generate_particles(c));
+}
+
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const ParticleSet& particles) {
     const SimulationState state = initial_state(particles);
     if (c.dimension == 2)
         return std::make_unique<CpuSimulation<2>>(c, particles.constants, state, false);

@@ -4,6 +4,7 @@
 
 #include "backends/simulation.h"
 #include "case/case_model.h"
+#include "case/particles.h"
 
 #include <cstdint>
 #include <memory>
@@ -17,6 +18,9 @@ struct SlabDecomposition;
 /// \throws std::invalid_argument when a particle lies outside the domain at t = 0, or as
 ///         generate_particles does.
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c);
+
+/// As above, from particles already generated for the case (benchmarks reuse one set).
+std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const ParticleSet& particles);
 
 /// This process's part of a run spread over comm.size() processes (DESIGN.md, Scale-out): the
 /// particles of its slab of the domain, cut along the longest axis with about the same number
@@ -35,24 +39,5 @@ std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const Communicato
 /// Continues a saved state of case c (Simulation::save_state, a checkpoint).
 /// \throws std::invalid_argument when the state does not fit the case.
 std::unique_ptr<Simulation> make_cpu_simulation(const Case& c, const SimulationState& state);
-
-} // namespace sluice
-
-namespace sluice {
-
-/// Memory the CPU backend needs for a case (what `sluice check` prints).
-struct MemoryEstimate {
-    std::uint64_t bytes_per_particle = 0; ///< state, integrator copies, derivatives, gather
-                                          ///< scratch and neighbour-builder buffers
-    std::uint64_t particle_bytes = 0;     ///< bytes_per_particle × particles
-    std::uint64_t bins = 0;               ///< bins of the grid over the domain
-    std::uint64_t grid_bytes = 0;         ///< the PBM and the builder's bin counters
-    std::uint64_t total() const { return particle_bytes + grid_bytes; }
-};
-
-/// Estimates the CPU backend's memory for `particles` particles of case c (the count comes from
-/// generate_particles). Excludes the one-off generation buffers (about 30 bytes per particle).
-/// \throws std::invalid_argument when the grid is invalid, as make_grid.
-MemoryEstimate estimate_cpu_memory(const Case& c, std::uint64_t particles);
 
 } // namespace sluice

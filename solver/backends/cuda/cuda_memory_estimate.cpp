@@ -1,8 +1,8 @@
-// estimate_cuda_memory (cuda_backend.h): plain arithmetic over what CudaSimulation, its
+// estimate_cuda_memory (backend_options.h): plain arithmetic over what CudaSimulation, its
 // CudaNeighbourBuilder and its snapshot slots allocate (cuda_simulation.cu, cuda_builder.cu,
 // snapshot_pool.cuh), so a pre-flight check can run before any of it exists, in any build.
 
-#include "backends/cuda/cuda_backend.h"
+#include "backends/backend_options.h"
 
 #include "case/constants.h"
 #include "neighbours/query.h"
@@ -65,6 +65,7 @@ CudaMemoryEstimate estimate_cuda_memory(const Case& c, double particles, double 
     // PBM or list heads (+ counting sort's bin counters); CUB's scan: a few KB
     m.grid_bytes = (bins + 2) * (counting ? 8.0 : 4.0);
     m.device_bytes = m.bytes_per_particle * particles + m.grid_bytes;
+    m.host_bytes_per_particle = 16 + 16 + 16 + 4 + 2.0 * (16 + 16 + 4);
     return m;
 }
 

@@ -847,6 +847,17 @@ StageTimes CudaSimulation<D>::stage_times() const {
 }
 
 template <int D>
+BackendCounters CudaSimulation<D>::counters() const {
+    BackendCounters c;
+    c.device_bytes = device_bytes();
+    c.device_allocations = account_.allocations + builder_.allocation_count();
+    c.dry_walls = dry_wall_count();
+    c.in_step_steps = in_step_steps_;
+    c.corrector_list_steps = corrector_list_steps_;
+    return c;
+}
+
+template <int D>
 std::size_t CudaSimulation<D>::device_bytes() const {
     return account_.bytes + builder_.device_bytes() + (snapshots_ ? snapshots_->device_bytes() : 0);
 }

@@ -5,7 +5,11 @@
 /// scalar read-back per step), exclusions, failures and snapshots. Included by
 /// cuda_simulation.cu only.
 
-#include "backends/backend_common.h"
+#include "backends/exclusion_log.h"
+#include "backends/failure.h"
+#include "backends/stage_times.h"
+#include "backends/state_conversion.h"
+#include "backends/step_plan.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/device_memory.cuh"
 #include "backends/cuda/gauge_results.cuh"
@@ -67,14 +71,8 @@ public:
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
     std::future<GaugeResponse> begin_gauges(const GaugeRequest& request) override;
 
-    std::size_t device_bytes() const override;
-    std::uint64_t device_allocations() const override {
-        return account_.allocations + builder_.allocation_count();
-    }
+    BackendCounters counters() const override;
     std::vector<std::uint32_t> neighbour_counts() override;
-    std::uint32_t dry_wall_count() const override;
-    std::uint64_t in_step_steps() const override { return in_step_steps_; }
-    std::uint64_t corrector_list_steps() const override { return corrector_list_steps_; }
     std::optional<SlabDecomposition> decomposition() const override {
         if (!comm_)
             return std::nullopt;
@@ -105,6 +103,8 @@ private:
     enum class Pass { build, corrector, other };
     void interact(Pass pass);
     void mark(Stage finished);
+    std::size_t device_bytes() const;
+    std::uint32_t dry_wall_count() const;
     const std::uint32_t* d_binned() const { return builder_.d_binned_count(); }
     /// The state's positions (in an index layout, the buffer the last integration wrote).
     Vec<D>* positions() const { return position_[position_current_].get(); }

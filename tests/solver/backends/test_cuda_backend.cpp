@@ -13,7 +13,7 @@
 // above rounding and far below any modelling error.
 
 #include "backends/backend_checks.h"
-#include "backends/backend_common.h"
+#include "backends/state_conversion.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/gauges.h"
 #include "backends/simulation.h"
@@ -157,7 +157,7 @@ TEST(CudaBackend, SkippingDryWallsChangesNothing) {
             a->step();
             b->step();
             if (k % 50 == 49)
-                fewest_dry = std::min(fewest_dry, a->dry_wall_count());
+                fewest_dry = std::min(fewest_dry, a->counters().dry_walls);
         }
         const Difference d = difference(a->snapshot(), b->snapshot());
         const ParticleCounts n = a->counts();
@@ -170,7 +170,7 @@ TEST(CudaBackend, SkippingDryWallsChangesNothing) {
         EXPECT_NEAR(a->time(), b->time(), 1e-6 * b->time());
         EXPECT_EQ(n.fluid, b->counts().fluid);
         EXPECT_GT(fewest_dry, n.boundary / 10); // skipping took place all along
-        EXPECT_EQ(b->dry_wall_count(), 0u);
+        EXPECT_EQ(b->counters().dry_walls, 0u);
     }
 }
 
@@ -215,8 +215,8 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
                             a->time(), d.dx, d.dv, d.drho);
                 EXPECT_LT(d.dx, 1e-4 * c.dp) << module;
                 EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module;
-                EXPECT_EQ(a->in_step_steps(), 0u) << module;
-                EXPECT_EQ(b->in_step_steps(), static_cast<std::uint64_t>(steps)) << module;
+                EXPECT_EQ(a->counters().in_step_steps, 0u) << module;
+                EXPECT_EQ(b->counters().in_step_steps, static_cast<std::uint64_t>(steps)) << module;
             }
 }
 
@@ -262,7 +262,7 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
                     auto b = make_cuda_simulation(c, lists);
                     const int steps = c.dimension == 2 ? 300 : 100;
                     const Difference d = difference_after(*a, *b, steps);
-                    const std::uint64_t listed = b->corrector_list_steps();
+                    const std::uint64_t listed = b->counters().corrector_list_steps;
                     std::printf("%dD, %s, dry walls %s, %s: %d steps to t = %.3f s, %llu "
                                 "correctors over lists; against the walk: max |dx| %g, |dv| %g, "
                                 "|drho| %g\n",
@@ -272,7 +272,7 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
                     EXPECT_LT(d.dx, 1e-4 * c.dp) << module << ", " << v.what;
                     EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module << ", " << v.what;
                     EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << module;
-                    EXPECT_EQ(a->corrector_list_steps(), 0u) << module;
+                    EXPECT_EQ(a->counters().corrector_list_steps, 0u) << module;
                     const bool label_order =
                         std::string(module).find("hybrid") != std::string::npos;
                     if (label_order) {
@@ -302,14 +302,14 @@ TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
         const Difference d = difference_after(*a, *b, steps);
         std::printf("%s: %d steps, %llu of them in step; adaptive against direct: max |dx| %g, "
                     "|drho| %g\n",
-                    module, steps, static_cast<unsigned long long>(b->in_step_steps()), d.dx,
+                    module, steps, static_cast<unsigned long long>(b->counters().in_step_steps), d.dx,
                     d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << module;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module;
         if (std::string(module).find("strips") != std::string::npos)
-            EXPECT_GE(b->in_step_steps(), 1u) << module; // the probe at step 65 at least
+            EXPECT_GE(b->counters().in_step_steps, 1u) << module; // the probe at step 65 at least
         else
-            EXPECT_EQ(b->in_step_steps(), 0u) << module;
+            EXPECT_EQ(b->counters().in_step_steps, 0u) << module;
     }
 }
 
@@ -386,12 +386,12 @@ TEST(CudaBackend, StepsDoNotAllocate) {
     for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025)}) {
         auto sim = make_cuda_simulation(c);
         sim->step();
-        const std::uint64_t allocations = sim->device_allocations();
-        const std::size_t bytes = sim->device_bytes();
+        const std::uint64_t allocations = sim->counters().device_allocations;
+        const std::size_t bytes = sim->counters().device_bytes;
         for (int k = 0; k < 20; ++k)
             sim->step();
-        EXPECT_EQ(sim->device_allocations(), allocations);
-        EXPECT_EQ(sim->device_bytes(), bytes);
+        EXPECT_EQ(sim->counters().device_allocations, allocations);
+        EXPECT_EQ(sim->counters().device_bytes, bytes);
         const std::uint64_t n = sim->counts().fluid + sim->counts().boundary;
         std::printf("%dD: %llu particles, %.0f device bytes per particle\n", c.dimension,
                     static_cast<unsigned long long>(n), double(bytes) / double(n));
@@ -425,7 +425,7 @@ TEST(CudaBackend, PreflightEstimateMatchesWhatASimulationHolds) {
                                static_cast<float>(sim->constants().support), c.neighbours.bin_width)
                       .bin_count());
         const CudaMemoryEstimate estimate = estimate_cuda_memory(c, n.total(), bins);
-        const double held = static_cast<double>(sim->device_bytes());
+        const double held = static_cast<double>(sim->counters().device_bytes);
         std::printf("%dD %s %s: estimate %.0f B, held %.0f B (%.1f %%)\n", c.dimension,
                     c.neighbours.name().c_str(), to_string(c.physics.integrator),
                     estimate.device_bytes, held, 100.0 * (estimate.device_bytes / held - 1.0));

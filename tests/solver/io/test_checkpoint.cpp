@@ -3,7 +3,7 @@
 
 #include "io/checkpoint.h"
 
-#include "backends/backend_common.h"
+#include "backends/state_conversion.h"
 
 #include <gtest/gtest.h>
 

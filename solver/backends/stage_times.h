@@ -1,0 +1,45 @@
+#pragma once
+/// \file stage_times.h
+/// The stages a step's time is accounted to (summary.json's stage list), the same in both
+/// backends.
+
+#include "io/snapshot.h"
+
+namespace sluice {
+
+/// The stages both backends time in a step, in the order summary.json lists them; a backend
+/// keeps one accumulated time per stage in an array indexed by this enum.
+/// A run over several processes adds `halo` (sending and receiving halo copies, and refreshing
+/// them), `migration` (particles that crossed a face) and `waiting` (the reductions over every
+/// process: dt, checks, load balancing; mostly the wait for the slowest); they are listed only
+/// in such a run.
+enum StepStage {
+    construction,
+    reorder,
+    interaction,
+    integration,
+    checks,
+    halo,
+    migration,
+    waiting,
+    step_stage_count
+};
+
+/// The named stage times of a backend: its step stages, then the gauges' time.
+inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
+                                    double gauge_seconds) {
+    StageTimes out = {{"construction", seconds[construction]},
+                      {"reorder", seconds[reorder]},
+                      {"interaction", seconds[interaction]},
+                      {"integration", seconds[integration]},
+                      {"checks", seconds[checks]},
+                      {"halo", seconds[halo]},
+                      {"migration", seconds[migration]},
+                      {"waiting", seconds[waiting]},
+                      {"gauges", gauge_seconds}};
+    if (seconds[halo] == 0.0 && seconds[migration] == 0.0 && seconds[waiting] == 0.0)
+        out.erase(out.begin() + halo, out.begin() + waiting + 1);
+    return out;
+}
+
+} // namespace sluice

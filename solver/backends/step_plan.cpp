@@ -1,0 +1,131 @@
+#include "backends/step_plan.h"
+
+#include "backends/state_conversion.h"
+
+#include <type_traits>
+
+namespace sluice {
+
+namespace {
+
+struct PassName {
+    const char* operator()(pass::Exchange) const { return "exchange"; }
+    const char* operator()(pass::Construction) const { return "construction"; }
+    const char* operator()(pass::ReuseStructure) const { return "reuse structure"; }
+    const char* operator()(pass::Interaction p) const {
+        return p.role == InteractionRole::predictor   ? "interaction (predictor)"
+               : p.role == InteractionRole::corrector ? "interaction (corrector)"
+                                                      : "interaction (verlet)";
+    }
+    const char* operator()(pass::TimeStep) const { return "time step"; }
+    const char* operator()(pass::Integration p) const {
+        return p.stage == IntegrationStage::predict   ? "integration (predict)"
+               : p.stage == IntegrationStage::correct ? "integration (correct)"
+                                                      : "integration (verlet)";
+    }
+    const char* operator()(pass::HaloRefresh) const { return "halo refresh"; }
+    const char* operator()(pass::Checks) const { return "checks"; }
+    const char* operator()(pass::Balance) const { return "balance"; }
+};
+
+/// Where the symplectic corrector finds its neighbours: lists where asked for and the traversal
+/// visits bins in bin order over a reorder layout (the lists keep the walk's order), else the
+/// predictor's structure where the layout is reorder, else a new build.
+CorrectorNeighbours corrector_neighbours(const Case& c, const PlanRequest& request) {
+    if (c.physics.integrator != IntegratorKind::symplectic || c.neighbours.layout == Layout::index)
+        return CorrectorNeighbours::rebuild;
+    const bool label_order =
+        std::visit([](auto q) { return detail::in_label_order<decltype(q)>; }, c.neighbours.query);
+    if (request.corrector == CorrectorNeighbours::lists &&
+        (label_order || !request.lists_available))
+        return CorrectorNeighbours::reuse;
+    return request.corrector;
+}
+
+std::vector<StepPass> passes_of(bool symplectic, bool several, CorrectorNeighbours corrector) {
+    std::vector<StepPass> passes;
+    if (several)
+        passes.emplace_back(pass::Exchange{});
+    passes.emplace_back(pass::Construction{});
+    if (symplectic) {
+        passes.emplace_back(pass::Interaction{InteractionRole::predictor});
+        passes.emplace_back(pass::TimeStep{});
+        passes.emplace_back(pass::Integration{IntegrationStage::predict});
+        if (several)
+            passes.emplace_back(pass::HaloRefresh{});
+        if (corrector == CorrectorNeighbours::rebuild)
+            passes.emplace_back(pass::Construction{});
+        else
+            passes.emplace_back(pass::ReuseStructure{});
+        passes.emplace_back(pass::Interaction{InteractionRole::corrector});
+        passes.emplace_back(pass::Integration{IntegrationStage::correct});
+    } else {
+        passes.emplace_back(pass::Interaction{InteractionRole::verlet});
+        passes.emplace_back(pass::TimeStep{});
+        passes.emplace_back(pass::Integration{IntegrationStage::verlet});
+    }
+    passes.emplace_back(pass::Checks{});
+    if (several)
+        passes.emplace_back(pass::Balance{});
+    return passes;
+}
+
+} // namespace
+
+const char* pass_name(const StepPass& p) {
+    return std::visit(PassName{}, p);
+}
+
+template <int D>
+GridSpec<D> domain_grid(const Case& c, double radius) {
+    return make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
+                        static_cast<float>(radius), c.neighbours.bin_width);
+}
+
+template <int D>
+StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
+                           const PlanRequest& request) {
+    StepPlan<D> p{make_fluid_constants(c, derived), make_kernel<D>(c.physics.kernel, derived.h)};
+    p.construction = c.neighbours.construction;
+    p.query = c.neighbours.query;
+    p.layout = c.neighbours.layout;
+    p.grid = domain_grid<D>(c, derived.support);
+    p.radius = static_cast<float>(derived.support);
+    p.integrator = c.physics.integrator;
+    p.verlet_reset_steps = c.physics.verlet_reset_steps;
+    p.cfl = c.constants.cfl;
+    p.density_min = static_cast<float>(c.physics.density_min_ratio * c.constants.rho0);
+    p.density_max = static_cast<float>(c.physics.density_max_ratio * c.constants.rho0);
+    p.corrector = corrector_neighbours(c, request);
+    p.several_processes = request.several_processes;
+    p.balance_interval = request.several_processes ? c.run.balance_interval : 0;
+    p.passes = passes_of(p.symplectic(), request.several_processes, p.corrector);
+    return p;
+}
+
+GridSummary neighbour_grid(const Case& c) {
+    const double radius = 2.0 * smoothing_length(c);
+    GridSummary g;
+    g.dimension = c.dimension;
+    g.dims = {1, 1, 1};
+    auto fill = [&](const auto& grid, int d) {
+        g.bins = 1;
+        for (int k = 0; k < d; ++k) {
+            g.dims[static_cast<std::size_t>(k)] = grid.dims[k];
+            g.bins *= grid.dims[k];
+        }
+        g.bin_size = grid.bin_size;
+    };
+    if (c.dimension == 2)
+        fill(domain_grid<2>(c, radius), 2);
+    else
+        fill(domain_grid<3>(c, radius), 3);
+    return g;
+}
+
+template GridSpec<2> domain_grid<2>(const Case&, double);
+template GridSpec<3> domain_grid<3>(const Case&, double);
+template StepPlan<2> make_step_plan<2>(const Case&, const DerivedConstants&, const PlanRequest&);
+template StepPlan<3> make_step_plan<3>(const Case&, const DerivedConstants&, const PlanRequest&);
+
+} // namespace sluice

@@ -1,0 +1,147 @@
+#pragma once
+/// \file step_plan.h
+/// What a time step does, decided once from the case by backend-neutral code (DESIGN.md, The
+/// step): the physics constants, the kernel, the neighbour traversal and its effective layout,
+/// the grid over the domain, the density bounds, where the corrector finds its neighbours, and
+/// the ordered list of passes. Each backend executes the plan pass by pass, a file per pass under
+/// the same name in cpu/ and cuda/ (solver/ARCHITECTURE.md):
+///
+/// | pass             | cpu/              | cuda/               |
+/// |------------------|-------------------|---------------------|
+/// | Exchange         | exchange.cpp      | exchange.cu         |
+/// | Construction     | construction.cpp  | construction.cu     |
+/// | ReuseStructure   | construction.cpp  | construction.cu     |
+/// | Interaction      | interaction.cpp   | interaction.cu      |
+/// | TimeStep         | integration.cpp   | integration.cu      |
+/// | Integration      | integration.cpp   | integration.cu      |
+/// | HaloRefresh      | exchange.cpp      | exchange.cu         |
+/// | Checks           | checks.cpp        | checks.cu           |
+/// | Balance          | exchange.cpp      | exchange.cu         |
+///
+/// A backend visits StepPlan::passes with one overload per pass type (std::visit), so a pass
+/// added here and not implemented by a backend does not compile. Plans are made on the host, once;
+/// nothing here runs on the device.
+
+#include "backends/backend_options.h"
+#include "case/case_model.h"
+#include "case/constants.h"
+#include "neighbours/grid.h"
+#include "neighbours/module.h"
+#include "physics/kernels.h"
+#include "physics/physics.h"
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace sluice {
+
+/// Which interaction pass of a step: the symplectic predictor's on a fresh build (the CUDA
+/// backend looks at dry wall particles and writes the corrector's lists there), the corrector's
+/// (it reads them), or Verlet's only pass.
+enum class InteractionRole { predictor, corrector, verlet };
+
+/// Which integration of a step (integrators.h).
+enum class IntegrationStage { predict, correct, verlet };
+
+/// The passes of a step. Each is a value; the backends' executors take them in the plan's order.
+namespace pass {
+/// Several processes: the halo is dropped, particles that crossed a slab face migrate to their
+/// new owner, and a new halo is received (stages `migration`, `halo`).
+struct Exchange {};
+/// The neighbour structure on the state's positions (stage `construction`) and, in the reorder
+/// layout, every particle array gathered into its order (`reorder`).
+struct Construction {};
+/// The corrector's neighbours without a build: the predictor's structure over the predicted
+/// positions, widened by the largest move since the build (query.h's skin; exact).
+struct ReuseStructure {};
+/// The pair sums: accelerations, density rates and the pass's maxima (`interaction`).
+struct Interaction {
+    InteractionRole role = InteractionRole::predictor;
+};
+/// dt from the last interaction pass's maxima (CFL, force and viscous limits; over every
+/// process).
+struct TimeStep {};
+/// The particles advance (`integration`).
+struct Integration {
+    IntegrationStage stage = IntegrationStage::predict;
+};
+/// Several processes: the halo copies take their owners' state at n+½ (`halo`).
+struct HaloRefresh {};
+/// The end of the step: the clock advances, a non-physical state fails, particles that left the
+/// domain are excluded and reported (`checks`).
+struct Checks {};
+/// Several processes, every balance_interval steps: the slab faces move towards equal work.
+struct Balance {};
+} // namespace pass
+
+using StepPass =
+    std::variant<pass::Exchange, pass::Construction, pass::ReuseStructure, pass::Interaction,
+                 pass::TimeStep, pass::Integration, pass::HaloRefresh, pass::Checks, pass::Balance>;
+
+/// The pass's name, for traces and for the architecture page.
+const char* pass_name(const StepPass& p);
+
+template <int D>
+using KernelVariant = std::variant<WendlandC2<D>, CubicSpline<D>>;
+
+template <int D>
+KernelVariant<D> make_kernel(KernelKind kind, double h) {
+    if (kind == KernelKind::wendland_c2)
+        return WendlandC2<D>(h);
+    return CubicSpline<D>(h);
+}
+
+/// What a backend can do beyond the common plan (make_step_plan's input).
+struct PlanRequest {
+    /// The corrector's neighbours asked for (CudaOptions::corrector); a backend without lists
+    /// asks for `reuse`.
+    CorrectorNeighbours corrector = CorrectorNeighbours::reuse;
+    /// The backend can write and read the lists with its chosen interaction kernel.
+    bool lists_available = false;
+    bool several_processes = false;
+};
+
+template <int D>
+struct StepPlan {
+    FluidConstants fluid;
+    KernelVariant<D> kernel;
+    Construction construction = Construction::counting_sort;
+    QueryTag query;
+    /// The module's layout: a linked list always reads through the index (validated, module.h).
+    Layout layout = Layout::reorder;
+    GridSpec<D> grid;    ///< bins over Case::domain: a particle outside it is excluded
+    float radius = 0.0f; ///< search radius R = 2h (m)
+    IntegratorKind integrator = IntegratorKind::symplectic;
+    int verlet_reset_steps = 40;
+    double cfl = 0.2;
+    float density_min = 0.0f, density_max = 0.0f; ///< kg/m³: outside, the step fails
+    /// Symplectic: where the corrector's pass finds its neighbours (index layouts: `rebuild`).
+    /// Verlet: `rebuild` (one pass, one build).
+    CorrectorNeighbours corrector = CorrectorNeighbours::rebuild;
+    bool several_processes = false;
+    int balance_interval = 0; ///< steps between load balances over several processes; 0 none
+    std::vector<StepPass> passes;
+
+    bool symplectic() const { return integrator == IntegratorKind::symplectic; }
+    /// The corrector's pass walks the predictor's structure (reuse or lists).
+    bool corrector_reuses() const {
+        return symplectic() && corrector != CorrectorNeighbours::rebuild;
+    }
+};
+
+/// The plan of case c with constants `derived` (from its particles or its saved state).
+/// Symplectic: [Exchange] Construction Interaction(predictor) TimeStep Integration(predict)
+/// [HaloRefresh] Construction|ReuseStructure Interaction(corrector) Integration(correct) Checks
+/// [Balance]; Verlet: [Exchange] Construction Interaction(verlet) TimeStep Integration(verlet)
+/// Checks [Balance]. The bracketed passes run over several processes only.
+/// \throws std::invalid_argument when the grid over the domain is invalid (make_grid).
+template <int D>
+StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
+                           const PlanRequest& request);
+
+/// The case's domain as a neighbour grid of search radius `radius` (m).
+template <int D>
+GridSpec<D> domain_grid(const Case& c, double radius);
+
+} // namespace sluice
