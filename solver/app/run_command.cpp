@@ -7,7 +7,7 @@
 #include "app/preflight.h"
 #include "app/tune.h"
 #include "backends/gauges.h"
-#include "backends/slab_start.h"
+#include "parallel/slab_start.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
 #include "io/csv_series.h"

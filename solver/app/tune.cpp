@@ -1,6 +1,6 @@
 #include "app/tune.h"
 
-#include "backends/state_conversion.h"
+#include "case/state_conversion.h"
 #include "case/particles.h"
 
 #include <algorithm>

@@ -2,8 +2,8 @@
 /// \file failure.h
 /// The message of a SimulationFailure, worded the same by both backends.
 
-#include "backends/state_conversion.h"
 #include "case/case_model.h"
+#include "case/state_conversion.h"
 #include "neighbours/vec.h"
 
 #include <algorithm>

@@ -10,6 +10,7 @@
 #include "case/constants.h"
 #include "case/particles.h"
 #include "io/checkpoint.h"
+#include "io/gauge_samples.h"
 #include "io/snapshot.h"
 #include "parallel/slabs.h"
 
@@ -47,26 +48,6 @@ struct Exclusion {
     std::uint64_t step = 0;          ///< the step (1-based) during which it was excluded
     double time = 0.0;               ///< s, the time at the end of that step
     std::array<float, 3> position{}; ///< m, where it stays frozen (2D: y = 0)
-};
-
-/// Gauge queries for Simulation::sample_gauges (backends/gauges.h makes them from a case).
-struct GaugeRequest {
-    /// Query points (m; 2D: y ignored): kernel sums of the fluid around each (physics/gauges.h).
-    std::vector<std::array<float, 3>> points;
-    struct Front {
-        int axis = 0; ///< 0 x, 1 y, 2 z
-        int sign = 1; ///< +1: the largest coordinate; −1: the smallest
-    };
-    std::vector<Front> fronts;
-    /// A front particle needs another fluid particle within this distance (m).
-    float front_neighbour_distance = 0.0f;
-};
-
-struct GaugeResponse {
-    /// Per query point: φ, Σ V W ρ, Σ V W p, Σ V W v (x, y, z; 2D: y = 0).
-    std::vector<std::array<float, 6>> sums;
-    /// Per front: the coordinate of the front (m), NaN when no fluid particle qualifies.
-    std::vector<float> fronts;
 };
 
 class Simulation {
@@ -130,11 +111,6 @@ public:
     /// logs them (summary.json has the count from counts()).
     virtual std::vector<Exclusion> take_exclusions() = 0;
 };
-
-/// The state at t = 0 of generated particles: in id order, velocities from the case, no step
-/// n−1 (a backend takes the state itself for it), nothing excluded. Values are rounded to float
-/// exactly as the backends always did (to_vec).
-SimulationState initial_state(const ParticleSet& particles);
 
 /// Generates the particles of the case and sets up the chosen backend.
 /// \throws BackendUnavailable when the backend is unavailable (cuda without a GPU or without

@@ -42,4 +42,12 @@ inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
     return out;
 }
 
+/// A process's own work in the step's stages so far (s): construction, reorder, interaction,
+/// integration and checks (not the exchanges, nor the waiting for other processes), what load
+/// balancing compares (work_since_balance).
+inline double step_work_seconds(const double (&seconds)[step_stage_count]) {
+    return seconds[construction] + seconds[reorder] + seconds[interaction] + seconds[integration] +
+           seconds[checks];
+}
+
 } // namespace sluice

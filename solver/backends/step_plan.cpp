@@ -1,6 +1,6 @@
 #include "backends/step_plan.h"
 
-#include "backends/state_conversion.h"
+#include "case/state_conversion.h"
 
 #include <type_traits>
 

@@ -11,10 +11,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace sluice {
+
+/// Thrown where a transport between processes cannot be had here (NCCL not loadable); the
+/// backends report it as BackendUnavailable.
+class TransportUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 /// MPI_Init_thread / MPI_Finalize for the life of main(), when the process was started by an MPI
 /// launcher (Open MPI's, or a PMI one); otherwise it does nothing and MPI is never touched.

@@ -6,7 +6,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
-#include "backends/slab_start.h"
+#include "parallel/slab_start.h"
 #include "case/case_model.h"
 #include "io/checkpoint.h"
 #include "neighbours/module.h"

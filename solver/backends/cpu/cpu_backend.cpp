@@ -7,13 +7,13 @@
 #include "backends/exclusion_log.h"
 #include "backends/failure.h"
 #include "backends/stage_times.h"
-#include "backends/state_conversion.h"
 #include "backends/step_plan.h"
-#include "backends/slab_start.h"
 #include "case/constants.h"
 #include "case/particles.h"
+#include "case/state_conversion.h"
 #include "neighbours/cpu_builder.h"
 #include "parallel/communicator.h"
+#include "parallel/slab_start.h"
 #include "parallel/slabs.h"
 #include "physics/gauges.h"
 #include "physics/integrators.h"
@@ -605,7 +605,7 @@ template <int D>
 void CpuSimulation<D>::balance() {
     StageClock clock(stage_seconds_[waiting]);
     const std::vector<double> seconds =
-        work_since_balance(*comm_, stage_seconds_, balanced_seconds_);
+        work_since_balance(*comm_, step_work_seconds(stage_seconds_), balanced_seconds_);
     // The estimated work per bin column along the axis (interaction_weights of the particles
     // each process owns; its halo completes their neighbourhoods), over every process.
     std::vector<double> work_per_bin(static_cast<std::size_t>(bin_columns(slabs_)), 0.0);
@@ -859,8 +859,10 @@ void CpuSimulation<D>::check() {
                        std::string(reinterpret_cast<const char*>(each[r].data()), each[r].size());
         throw SimulationFailure(all);
     }
-    require_move_within_halo(slabs_, steps_, time_, dt_, speeds[0], largest_speed_,
-                             acceleration_max_);
+    if (const std::string why = move_beyond_halo(slabs_, steps_, time_, dt_, speeds[0],
+                                                 largest_speed_, acceleration_max_);
+        !why.empty())
+        throw SimulationFailure(why);
 }
 
 template <int D>

@@ -7,7 +7,7 @@
 #define EIGEN_NO_CUDA
 
 #include "backends/cuda/cuda_simulation.cuh"
-#include "backends/slab_start.h"
+#include "parallel/slab_start.h"
 
 #include "case/constants.h"
 #include "neighbours/cuda_check.h"
@@ -178,7 +178,11 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         balance_interval_ = c.run.balance_interval;
         SLUICE_CUDA_CHECK(
             cudaMemsetAsync(tags_[0].get(), 0xff, capacity_ * sizeof(std::uint32_t), stream_));
-        nccl_ = std::make_unique<NcclComm>(*comm_);
+        try {
+            nccl_ = std::make_unique<NcclComm>(*comm_);
+        } catch (const TransportUnavailable& e) {
+            throw BackendUnavailable(e.what());
+        }
     }
     host_scalars_.allocate(1);
     // The in-step walk takes a row of bins as one range of a reorder layout (halo copies walk
@@ -682,9 +686,11 @@ void CudaSimulation<D>::step() {
         throw SimulationFailure(msg.str());
     }
     if (comm_)
-        require_move_within_halo(
-            slabs_, steps_, time_, dt_, float_from_bits(s.speed_max_bits), largest_speed_,
-            std::sqrt(static_cast<double>(float_from_bits(s.acceleration_max2_bits))));
+        if (const std::string why = move_beyond_halo(
+                slabs_, steps_, time_, dt_, float_from_bits(s.speed_max_bits), largest_speed_,
+                std::sqrt(static_cast<double>(float_from_bits(s.acceleration_max2_bits))));
+            !why.empty())
+            throw SimulationFailure(why);
     if (layout_ == Layout::index && n_ - binned_ != recorded_exclusions_)
         move_excluded_last();
     record_exclusions();
@@ -728,7 +734,7 @@ template <int D>
 void CudaSimulation<D>::balance() {
     const auto started = std::chrono::steady_clock::now();
     const std::vector<double> seconds =
-        work_since_balance(*comm_, stage_seconds_, balanced_seconds_);
+        work_since_balance(*comm_, step_work_seconds(stage_seconds_), balanced_seconds_);
     // Owned particles per bin column (integer counts: the same sums in any order), over every
     // process: each column's estimated work.
     const auto columns = static_cast<std::uint32_t>(bin_columns(slabs_));

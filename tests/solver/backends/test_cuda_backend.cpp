@@ -13,7 +13,7 @@
 // above rounding and far below any modelling error.
 
 #include "backends/backend_checks.h"
-#include "backends/state_conversion.h"
+#include "case/state_conversion.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/gauges.h"
 #include "backends/simulation.h"

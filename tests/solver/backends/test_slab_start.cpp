@@ -1,9 +1,9 @@
-// The part of the neighbour grid a build uses (backends/slab_start.h): covering_grid, the bins
+// The part of the neighbour grid a build uses (parallel/slab_start.h): covering_grid, the bins
 // of the domain's grid around the particles' box, and with slab_reach a process's slab with
 // everything its particles reach in a step, clipped to the domain's grid, and nothing of the
 // other slabs beyond that.
 
-#include "backends/slab_start.h"
+#include "parallel/slab_start.h"
 
 #include <gtest/gtest.h>
 

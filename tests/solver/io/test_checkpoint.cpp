@@ -3,7 +3,7 @@
 
 #include "io/checkpoint.h"
 
-#include "backends/state_conversion.h"
+#include "case/state_conversion.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,6 @@
 /// Host-side conversions both backends share between the case's points, the saved state and the
 /// solver's Vec<D>, and the checks of a saved state against its case. Plain C++.
 
-#include "backends/simulation.h"
 #include "case/case_model.h"
 #include "case/constants.h"
 #include "case/particles.h"
@@ -56,6 +55,11 @@ Vec<D> from_array3(const std::array<float, 3>& a) {
     }
     return v;
 }
+
+/// The state at t = 0 of generated particles: in id order, velocities from the case, no step
+/// n−1 (a backend takes the state itself for it), nothing excluded. Values are rounded to float
+/// exactly as the backends always did (to_vec).
+SimulationState initial_state(const ParticleSet& particles);
 
 /// The particles i of `state` for which keep(i) holds, in their order (the step n−1 arrays and
 /// the time with them; `excluded` is left empty).

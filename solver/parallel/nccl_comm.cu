@@ -3,9 +3,7 @@
 // Eigen (through the case model) is host-only here: no __device__ annotations.
 #define EIGEN_NO_CUDA
 
-#include "backends/cuda/nccl_comm.cuh"
-
-#include "backends/simulation.h"
+#include "parallel/nccl_comm.cuh"
 
 #include <dlfcn.h>
 
@@ -34,7 +32,7 @@ const NcclApi& nccl() {
     static const NcclApi api = [] {
         void* library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
         if (library == nullptr)
-            throw BackendUnavailable(
+            throw TransportUnavailable(
                 std::string("a run over several GPUs needs NCCL, and libnccl.so.2 could not be "
                             "loaded (") +
                 dlerror() + "); put NCCL's library folder on LD_LIBRARY_PATH");
@@ -42,7 +40,7 @@ const NcclApi& nccl() {
         auto load = [&](auto& f, const char* name) {
             f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(library, name));
             if (f == nullptr)
-                throw BackendUnavailable(std::string("libnccl.so.2 has no ") + name);
+                throw TransportUnavailable(std::string("libnccl.so.2 has no ") + name);
         };
         load(a.get_unique_id, "ncclGetUniqueId");
         load(a.comm_init_rank, "ncclCommInitRank");

@@ -1,9 +1,9 @@
 // The shared start of a run over several processes (slab_start.h).
 
-#include "backends/slab_start.h"
+#include "parallel/slab_start.h"
 
-#include "backends/state_conversion.h"
 #include "case/constants.h"
+#include "case/state_conversion.h"
 
 #include <algorithm>
 #include <cmath>
@@ -182,27 +182,23 @@ SlabResume resume_slab(const Case& c, const SimulationState& piece,
     return {derived, slabs_with_faces(saved.axis, saved.faces, bin, radius)};
 }
 
-void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
-                              double dt, double speed, float& previous_speed, double acceleration) {
+std::string move_beyond_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
+                             double dt, double speed, float& previous_speed, double acceleration) {
     const double fastest = std::max<double>(speed, previous_speed);
     previous_speed = static_cast<float>(speed);
     const double move = dt * fastest + dt * dt * acceleration;
     if (move <= slabs.max_step_move)
-        return;
+        return {};
     std::ostringstream msg;
     msg << "simulation failed at step " << step << ", t = " << time
         << " s: a particle may have moved up to " << move << " m in one step (dt = " << dt
         << " s, speed up to " << fastest << " m/s), more than the " << slabs.max_step_move
         << " m that the halo between processes allows (R/16); lower the case's cfl";
-    throw SimulationFailure(msg.str());
+    return msg.str();
 }
 
-std::vector<double> work_since_balance(const Communicator& comm,
-                                       const double (&stage_seconds)[step_stage_count],
+std::vector<double> work_since_balance(const Communicator& comm, double work,
                                        double& balanced_seconds) {
-    double work = 0.0;
-    for (const int stage : {construction, reorder, interaction, integration, checks})
-        work += stage_seconds[stage];
     std::vector<double> seconds(static_cast<std::size_t>(comm.size()), 0.0);
     seconds[static_cast<std::size_t>(comm.rank())] = work - balanced_seconds;
     balanced_seconds = work;

@@ -4,11 +4,11 @@
 /// cut of the domain into slabs by estimated work, a checkpoint's cut, the work estimate itself,
 /// and the gauges combined over the processes. Host code.
 
-#include "backends/simulation.h"
-#include "backends/stage_times.h"
-#include "backends/state_conversion.h"
 #include "case/case_model.h"
 #include "case/particles.h"
+#include "case/state_conversion.h"
+#include "io/checkpoint.h"
+#include "io/gauge_samples.h"
 #include "neighbours/grid.h"
 #include "neighbours/vec.h"
 #include "parallel/communicator.h"
@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -80,16 +81,16 @@ SlabResume resume_slab(const Case& c, const SimulationState& piece, const SlabDe
 /// the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max, from the largest speed
 /// over every process after the step (`speed`, m/s) and before it (`previous_speed`, updated
 /// here), and the largest acceleration (m/s²). Every process calls it with the same values.
-/// \throws SimulationFailure saying how far and what to change.
-void require_move_within_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
-                              double dt, double speed, float& previous_speed, double acceleration);
+/// \returns "" when it does, else the message of the SimulationFailure the backend throws (how
+///          far, and what to change).
+std::string move_beyond_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,
+                             double dt, double speed, float& previous_speed, double acceleration);
 
 /// Load balancing's measured times (rebalanced_slabs' `seconds`): every process's own work since
 /// the last balance, its work stages (construction, reorder, interaction, integration, checks;
 /// not halo, migration or waiting, which are time spent on or for the others) less
 /// `balanced_seconds`, which becomes the new total. Collective.
-std::vector<double> work_since_balance(const Communicator& comm,
-                                       const double (&stage_seconds)[step_stage_count],
+std::vector<double> work_since_balance(const Communicator& comm, double work_seconds,
                                        double& balanced_seconds);
 
 /// Every process's gauges from each one's part: a point's sums from the process whose slab

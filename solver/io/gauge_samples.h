@@ -1,0 +1,32 @@
+#pragma once
+/// \file gauge_samples.h
+/// What a gauge sample asks a running simulation for and what it answers (Simulation::
+/// sample_gauges; backends/gauges.h makes the requests from a case, app/gauge_rows.h turns the
+/// answers into rows of gauges.csv).
+
+#include <array>
+#include <vector>
+
+namespace sluice {
+
+/// Gauge queries for Simulation::sample_gauges (backends/gauges.h makes them from a case).
+struct GaugeRequest {
+    /// Query points (m; 2D: y ignored): kernel sums of the fluid around each (physics/gauges.h).
+    std::vector<std::array<float, 3>> points;
+    struct Front {
+        int axis = 0; ///< 0 x, 1 y, 2 z
+        int sign = 1; ///< +1: the largest coordinate; −1: the smallest
+    };
+    std::vector<Front> fronts;
+    /// A front particle needs another fluid particle within this distance (m).
+    float front_neighbour_distance = 0.0f;
+};
+
+struct GaugeResponse {
+    /// Per query point: φ, Σ V W ρ, Σ V W p, Σ V W v (x, y, z; 2D: y = 0).
+    std::vector<std::array<float, 6>> sums;
+    /// Per front: the coordinate of the front (m), NaN when no fluid particle qualifies.
+    std::vector<float> fronts;
+};
+
+} // namespace sluice
