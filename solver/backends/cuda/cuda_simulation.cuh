@@ -7,7 +7,6 @@
 
 #include "backends/backend_common.h"
 #include "backends/cuda/cuda_backend.h"
-#include "backends/cuda/device_memory.cuh"
 #include "backends/cuda/gauge_results.cuh"
 #include "backends/cuda/nccl_comm.cuh"
 #include "backends/cuda/packed_particles.h"
@@ -15,6 +14,7 @@
 #include "backends/cuda/snapshot_pool.cuh"
 #include "backends/cuda/step_kernels.cuh"
 #include "neighbours/cuda_builder.h"
+#include "neighbours/device_memory.cuh"
 
 #include <array>
 #include <cstdlib>

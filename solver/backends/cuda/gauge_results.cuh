@@ -8,9 +8,10 @@
 /// Shared between the simulation and the pending futures, so either may go first.
 
 #include "backends/backend_common.h"
-#include "backends/cuda/device_memory.cuh"
+#include "backends/cuda/slot_lease.cuh"
 #include "backends/simulation.h"
 #include "neighbours/cuda_check.h"
+#include "neighbours/device_memory.cuh"
 #include "physics/gauges.h"
 
 #include <array>
