@@ -11,7 +11,6 @@
 #include "case/state_conversion.h"
 #include "backends/step_plan.h"
 #include "backends/cuda/cuda_backend.h"
-#include "backends/cuda/device_memory.cuh"
 #include "backends/cuda/gauge_results.cuh"
 #include "parallel/nccl_comm.cuh"
 #include "backends/cuda/packed_particles.h"
@@ -19,6 +18,7 @@
 #include "backends/cuda/snapshot_pool.cuh"
 #include "backends/cuda/step_kernels.cuh"
 #include "neighbours/cuda_builder.h"
+#include "neighbours/device_memory.cuh"
 
 #include <array>
 #include <cstdlib>

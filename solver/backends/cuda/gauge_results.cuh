@@ -7,10 +7,11 @@
 /// and the thread that calls get() (gauges.csv's writer) waits for the copy and converts it.
 /// Shared between the simulation and the pending futures, so either may go first.
 
+#include "backends/cuda/slot_lease.cuh"
 #include "case/state_conversion.h"
-#include "backends/cuda/device_memory.cuh"
 #include "backends/simulation.h"
 #include "neighbours/cuda_check.h"
+#include "neighbours/device_memory.cuh"
 #include "physics/gauges.h"
 
 #include <array>

@@ -4,9 +4,10 @@
 /// Snapshot, and the copy slots behind begin_snapshot() (a device staging copy on the
 /// simulation's stream, then a transfer to pinned memory on a side stream).
 
-#include "backends/cuda/device_memory.cuh"
 #include "backends/cuda/packed_particles.h"
+#include "backends/cuda/slot_lease.cuh"
 #include "io/snapshot.h"
+#include "neighbours/device_memory.cuh"
 
 #include <array>
 #include <condition_variable>

@@ -1,17 +1,17 @@
 #pragma once
 /// \file device_memory.cuh
 /// Device and pinned host arrays that free themselves and count what they hold, and blocking
-/// upload/download helpers. The CUDA backend allocates everything once, at set-up.
+/// upload/download helpers. The CUDA backend allocates everything once, at set-up; the
+/// neighbour benchmark (neighbours/bench) once per data set. In neighbours/, the lowest layer, so
+/// that both can use them; the names stay in sluice::gpu, where the CUDA backend looks for them.
 
-#include "neighbours/cuda_check.h"
+#include "cuda_check.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <utility>
 #include <vector>
 
 namespace sluice::gpu {
@@ -112,31 +112,5 @@ std::vector<T> download(const T* d_src, std::size_t count, cudaStream_t stream) 
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return out;
 }
-
-/// One pending result of a pool of copy slots (SnapshotPool, GaugeResultPool): holds its slot
-/// until taken (PoolT::take(slot) returns the result and frees the slot) or dropped
-/// (PoolT::release(slot) frees it once nothing is copied into it any more). Shared between the
-/// simulation and a deferred future, so either may go first.
-template <class PoolT>
-class SlotLease {
-public:
-    SlotLease(std::shared_ptr<PoolT> pool, typename PoolT::Slot& slot)
-        : pool_(std::move(pool)), slot_(&slot) {}
-    ~SlotLease() {
-        if (slot_)
-            pool_->release(*slot_);
-    }
-    SlotLease(const SlotLease&) = delete;
-    SlotLease& operator=(const SlotLease&) = delete;
-
-    auto take() {
-        typename PoolT::Slot* slot = std::exchange(slot_, nullptr);
-        return pool_->take(*slot);
-    }
-
-private:
-    std::shared_ptr<PoolT> pool_;
-    typename PoolT::Slot* slot_;
-};
 
 } // namespace sluice::gpu
