@@ -1,7 +1,7 @@
 // `sluice bench` (bench.h) on the CPU backend with a tiny case (the CUDA path is the same code
-// with the GPU simulation), the module list, the --dp override (case_override.h) and the
-// background snapshot writer (async_output.h). Also a driver for benchmark runs on a GPU machine
-// before the CLI has `sluice bench`: it runs only when SLUICE_BENCH_CASE is set.
+// with the GPU simulation), the module list and the --dp override (case_override.h). Also a driver
+// for benchmark runs on a GPU machine before the CLI has `sluice bench`: it runs only when
+// SLUICE_BENCH_CASE is set.
 
 #include "app/bench.h"
 #include "backends/cpu/cpu_backend.h"
@@ -9,26 +9,21 @@
 #include "case/case_reader.h"
 #include "case/constants.h"
 #include "case/particles.h"
-#include "io/async_output.h"
 #include "support/cases.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace sluice;
@@ -141,92 +136,6 @@ TEST(DpOverride, ShippedMillionParticleCase) {
     apply_dp_override(d, 0.01);
     d.constants.coefh = 0.75;
     EXPECT_EQ(generate_particles(d).size(), p.size());
-}
-
-TEST(BackgroundSnapshotWriter, WritesInOrderAndReportsErrorsOnce) {
-    const Case c = test::still_water_case(0.04);
-    auto sim = make_simulation(c, Backend::cpu);
-    std::vector<std::uint64_t> steps;
-    {
-        BackgroundSnapshotWriter writer([&](const Snapshot& s, std::size_t) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            steps.push_back(s.step);
-        });
-        for (int k = 0; k < 5; ++k) {
-            writer.submit(sim->begin_snapshot());
-            sim->step();
-        }
-        writer.flush();
-        EXPECT_EQ(writer.written(), 5u);
-    }
-    EXPECT_EQ(steps, (std::vector<std::uint64_t>{0, 1, 2, 3, 4}));
-
-    std::atomic<int> calls{0};
-    BackgroundSnapshotWriter failing([&](const Snapshot&, std::size_t) {
-        ++calls;
-        throw std::runtime_error("disk full");
-    });
-    failing.submit(sim->begin_snapshot());
-    failing.submit(sim->begin_snapshot());
-    EXPECT_THROW(failing.flush(), std::runtime_error);
-    EXPECT_NO_THROW(failing.flush()); // reported once
-    EXPECT_EQ(calls.load(), 1);       // nothing written after the failure
-    EXPECT_EQ(failing.written(), 0u);
-}
-
-TEST(BackgroundSnapshotWriter, PoolWritesConcurrentlyAndKeepsTheOrderWhereItMatters) {
-    const Case c = test::still_water_case(0.04);
-    auto sim = make_simulation(c, Backend::cpu);
-    std::mutex mutex;
-    std::vector<std::size_t> finished;  // tickets in the order their writes ended
-    std::vector<std::uint64_t> ordered; // steps seen by in_order
-    std::atomic<int> inside{0}, most_inside{0};
-    BackgroundSnapshotWriter::Settings settings;
-    settings.writers = 4;
-    settings.max_queued = 4;
-    settings.in_order = [&](const Snapshot& s) { ordered.push_back(s.step); };
-    {
-        BackgroundSnapshotWriter writer(
-            [&](const Snapshot& s, std::size_t ticket) {
-                const int now = ++inside;
-                int seen = most_inside.load();
-                while (now > seen && !most_inside.compare_exchange_weak(seen, now)) {
-                }
-                // Early tickets take longest, so later ones overtake them.
-                std::this_thread::sleep_for(std::chrono::milliseconds(40 - 4 * int(ticket % 8)));
-                EXPECT_EQ(s.step, ticket); // each write gets its own snapshot and ticket
-                --inside;
-                std::lock_guard<std::mutex> lock(mutex);
-                finished.push_back(ticket);
-            },
-            settings);
-        EXPECT_EQ(writer.writers(), 4u);
-        // The snapshots first, then all submitted at once: the writes overlap however long a
-        // step takes on the machine (one at a time between steps, they would not).
-        std::vector<std::future<Snapshot>> snapshots;
-        for (std::size_t k = 0; k < 8; ++k) {
-            snapshots.push_back(sim->begin_snapshot());
-            sim->step();
-        }
-        for (std::size_t k = 0; k < 8; ++k)
-            writer.submit(std::move(snapshots[k]), k);
-        writer.flush();
-        EXPECT_EQ(writer.written(), 8u);
-        EXPECT_GT(writer.write_seconds(), 8 * 0.008);
-    }
-    EXPECT_EQ(ordered, (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-    ASSERT_EQ(finished.size(), 8u);
-    EXPECT_FALSE(std::is_sorted(finished.begin(), finished.end())) << "writes ran one at a time";
-    EXPECT_GE(most_inside.load(), 2);
-    EXPECT_LE(most_inside.load(), 4);
-}
-
-TEST(BackgroundSnapshotWriter, DefaultWriterCountLeavesCoresForTheRun) {
-    EXPECT_EQ(default_writer_count(0), 1u);
-    EXPECT_EQ(default_writer_count(2), 1u);
-    EXPECT_EQ(default_writer_count(4), 2u);
-    EXPECT_EQ(default_writer_count(16), 8u);
-    EXPECT_EQ(default_writer_count(128), 8u);
 }
 
 } // namespace
