@@ -85,6 +85,7 @@ GridSpec<D> domain_grid(const Case& c, double radius) {
 template <int D>
 StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
                            const PlanRequest& request) {
+    validate_neighbour_module(c.neighbours); // a linked list reads through the index, …
     StepPlan<D> p{make_fluid_constants(c, derived), make_kernel<D>(c.physics.kernel, derived.h)};
     p.construction = c.neighbours.construction;
     p.query = c.neighbours.query;

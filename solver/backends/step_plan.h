@@ -135,7 +135,8 @@ struct StepPlan {
 /// [HaloRefresh] Construction|ReuseStructure Interaction(corrector) Integration(correct) Checks
 /// [Balance]; Verlet: [Exchange] Construction Interaction(verlet) TimeStep Integration(verlet)
 /// Checks [Balance]. The bracketed passes run over several processes only.
-/// \throws std::invalid_argument when the grid over the domain is invalid (make_grid).
+/// \throws std::invalid_argument when the neighbour module is not one there is
+///         (validate_neighbour_module) or the grid over the domain is invalid (make_grid).
 template <int D>
 StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
                            const PlanRequest& request);

@@ -21,7 +21,7 @@ double device_bytes_per_particle(const Case& c) {
     const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
     const bool radix = c.neighbours.construction == Construction::radix_sort;
     const bool linked = c.neighbours.construction == Construction::linked_list;
-    const bool index = linked || c.neighbours.layout == Layout::index;
+    const bool index = c.neighbours.layout == Layout::index; // a linked list's too (module.h)
     // State: position (double-buffered in an index layout), motion and id (double-buffered),
     // derivatives; the integrator's previous state (symplectic: position, velocity, density;
     // Verlet: velocity, density, twice).

@@ -1,24 +1,26 @@
 #pragma once
 /// \file cuda_simulation.cuh
-/// CudaSimulation, the CUDA backend's GpuSimulation (cuda_backend.h is its public face): state
-/// in device memory, the step's orchestration (build, reorder, interaction, integration, one
-/// scalar read-back per step), exclusions, failures and snapshots. Included by
-/// cuda_simulation.cu only.
+/// CudaSimulation, the CUDA backend's GpuSimulation (cuda_backend.h is its public face): the
+/// step plan it executes and its state in device memory. Its members are defined beside the
+/// pass they serve (step_plan.h's table: construction.cu, interaction.cu, integration.cu,
+/// exchange.cu, checks.cu; outputs.cu for snapshots, states and gauges; cuda_simulation.cu for
+/// the set-up and the executor), each file instantiating its members for 2D and 3D.
 
-#include "backends/exclusion_log.h"
-#include "backends/failure.h"
-#include "backends/stage_times.h"
-#include "case/state_conversion.h"
-#include "backends/step_plan.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/gauge_results.cuh"
-#include "parallel/nccl_comm.cuh"
 #include "backends/cuda/packed_particles.h"
 #include "backends/cuda/slab_kernels.cuh"
 #include "backends/cuda/snapshot_pool.cuh"
 #include "backends/cuda/step_kernels.cuh"
+#include "backends/exclusion_log.h"
+#include "backends/failure.h"
+#include "backends/stage_times.h"
+#include "backends/step_plan.h"
+#include "case/state_conversion.h"
 #include "neighbours/cuda_builder.h"
 #include "neighbours/device_memory.cuh"
+#include "parallel/nccl_comm.cuh"
+#include "physics/gauges.h"
 
 #include <array>
 #include <cstdlib>
@@ -29,6 +31,9 @@
 #include <vector>
 
 namespace sluice::gpu {
+
+struct DryWalls;
+struct NeighbourLists;
 
 // ---------------------------------------------------------------------------------------------
 // The simulation
@@ -100,8 +105,17 @@ private:
     /// Which interaction pass of a step: the symplectic predictor's, on a fresh build (dry wall
     /// particles are looked at and certified there), the corrector's (they are only skipped),
     /// or any other (Verlet's: none is skipped).
-    enum class Pass { build, corrector, other };
-    void interact(Pass pass);
+    void interact(InteractionRole role);
+    /// The executor: one overload per pass of the plan (cuda_simulation.cu).
+    struct PassRunner;
+    /// TimeStep: dt from the interaction pass's maxima, on the device.
+    void time_step();
+    /// Integration: predict, correct or Verlet, over the last build's order.
+    void integrate(IntegrationStage stage);
+    /// HaloRefresh: the halo at n+½ and the skins that cover its moves.
+    void halo_refresh_pass();
+    /// Checks: the end of the step (the one read-back; failures; exclusions).
+    void finish_step();
     void mark(Stage finished);
     std::size_t device_bytes() const;
     std::uint32_t dry_wall_count() const;
@@ -118,18 +132,15 @@ private:
     /// The predictor's structure for the corrector pass, or (after the corrector) for gauges:
     /// the state's positions now, and the largest move since the build as skin.
     void reuse_view(const float* d_skin);
-    bool reuse_for_corrector() const {
-        return integrator_ == IntegratorKind::symplectic && layout_ == Layout::reorder &&
-               options_.corrector != CorrectorNeighbours::rebuild;
-    }
+    bool reuse_for_corrector() const { return plan_.corrector_reuses(); }
     /// Where an integration kernel writes positions: never an array it reads (index layout: the
     /// other buffer; reorder: the state's own, since the kernels read the build's sorted copy).
     Vec<D>* integration_output() const {
-        return position_[layout_ == Layout::index ? 1 - position_current_ : position_current_]
+        return position_[plan_.layout == Layout::index ? 1 - position_current_ : position_current_]
             .get();
     }
     void integration_written() {
-        if (layout_ == Layout::index)
+        if (plan_.layout == Layout::index)
             position_current_ = 1 - position_current_;
     }
     /// Index layout: moves the particles the last build excluded to the end of the state's
@@ -154,34 +165,27 @@ private:
     std::array<std::uint32_t, 5> sort_by_keys(std::uint32_t n, const std::uint32_t* order_out);
     /// The tags of particles [0, count), from the device (one process: every one tag_owned).
     std::vector<std::uint32_t> download_tags(std::uint32_t count) const;
-    /// build_grid_ ← the bins of grid_ that cover the box [lo, hi] of the particles inside the
+    /// build_grid_ ← the bins of plan_.grid that cover the box [lo, hi] of the particles inside the
     /// domain widened by the search radius (more than any particle moves in a step: a build
-    /// before the next cover() holds what a build on grid_ would), and over several GPUs only
+    /// before the next cover() holds what a build on plan_.grid would), and over several GPUs only
     /// those within this process's slab_reach. The box is the state's at the start, then the
     /// end of each step's (bounding_box_kernel, over every GPU).
     void cover(std::array<double, D> lo, std::array<double, D> hi);
-    /// Load balancing (collective, every balance_interval_ steps): moves the slab faces towards
-    /// equal measured work (rebalanced_slabs) from each process's stage times since the last
-    /// balance, its own work only (the NCCL reductions, where a GPU waits for the slowest, are
+    /// Load balancing (collective, every plan_.balance_interval steps): moves the slab faces
+    /// towards equal measured work (rebalanced_slabs) from each process's stage times since the
+    /// last balance, its own work only (the NCCL reductions, where a GPU waits for the slowest, are
     /// the `waiting` stage), and the owned particles per bin column; the next distribute()
     /// migrates. Without stage timing nothing is measured and the faces stay.
     void balance();
 
     // configuration
     DerivedConstants derived_;
-    FluidConstants fluid_;
-    KernelVariant<D> kernel_;
-    QueryTag query_;
-    Layout layout_;
-    IntegratorKind integrator_;
-    int verlet_reset_;
-    double cfl_;
-    float density_min_, density_max_;
-    GridSpec<D> grid_; ///< the domain's neighbour grid: which particles are inside
-    /// What the builds use: the part of grid_ that covers the particles (cover()).
-    GridSpec<D> build_grid_;
-    float radius_;
     CudaOptions options_;
+    /// What a step does (step_plan.h); plan_.grid is the domain's neighbour grid: which
+    /// particles are inside.
+    StepPlan<D> plan_;
+    /// What the builds use: the part of plan_.grid that covers the particles (cover()).
+    GridSpec<D> build_grid_;
     std::uint32_t n_;
     std::uint32_t boundary_count_;
     bool trace_ = std::getenv("SLUICE_CUDA_TRACE") != nullptr;
@@ -213,6 +217,7 @@ private:
     std::size_t partition_temp_bytes_ = 0;
     DeviceArray<std::uint32_t> partition_count_;
     PinnedArray<StepScalars> host_scalars_;
+    StepScalars last_scalars_{}; ///< the last step's, as read back (finish_step)
 
     // stage timing: events[k] ends the interval of stage event_stage_[k]
     static constexpr int max_events = 24;
@@ -267,7 +272,6 @@ private:
     DeviceArray<ParticleRecord<D>> send_records_, receive_records_;
     DeviceArray<std::uint32_t> halo_index_, sent_index_;
     std::uint32_t sent_below_ = 0, sent_above_ = 0, received_below_ = 0, received_above_ = 0;
-    int balance_interval_ = 0;                 ///< steps; 0 = off
     double balanced_seconds_ = 0.0;            ///< this process's work (s) at the last balance
     DeviceArray<std::uint32_t> column_counts_; ///< balance(): fluid, boundary per bin column
     float largest_speed_ = 0.0f; ///< m/s, owned fluid over every process, after the last step

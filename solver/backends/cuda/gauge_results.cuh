@@ -8,8 +8,8 @@
 /// Shared between the simulation and the pending futures, so either may go first.
 
 #include "backends/cuda/slot_lease.cuh"
-#include "case/state_conversion.h"
 #include "backends/simulation.h"
+#include "case/state_conversion.h"
 #include "neighbours/cuda_check.h"
 #include "neighbours/device_memory.cuh"
 #include "physics/gauges.h"

@@ -1,12 +1,18 @@
-#pragma once
-/// \file cuda_simulation_outputs.cuh
-/// What a CudaSimulation hands out besides its step (cuda_simulation.cu): snapshots (blocking
-/// and asynchronous), saved states for checkpoints, and gauges (a warp per query point, and the
-/// front search without a host round trip). Included by cuda_simulation.cu only, where the
-/// class template is instantiated.
+// What a CudaSimulation hands out besides its step: snapshots (blocking and asynchronous, through
+// snapshot_pool.cuh), saved states for checkpoints, gauge samples (a warp per query point, the
+// front search without a host round trip; gauge_kernels.cuh), counts, exclusions and the
+// diagnostics (neighbour counts of a fresh build, dry wall particles).
+
+// Eigen (case model) is host-only here: no __device__ annotations.
+#define EIGEN_NO_CUDA
 
 #include "backends/cuda/cuda_simulation.cuh"
+#include "backends/cuda/dispatch.cuh"
+#include "backends/cuda/gauge_kernels.cuh"
+#include "neighbours/cuda_check.h"
+#include "parallel/slab_start.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <variant>
@@ -30,10 +36,10 @@ Snapshot CudaSimulation<D>::snapshot() const {
                 ++kept;
             }
         return make_snapshot<D>(time_, steps_, dt_, static_cast<std::uint32_t>(total_particles_),
-                                kept, position.data(), motion.data(), id.data(), fluid_);
+                                kept, position.data(), motion.data(), id.data(), plan_.fluid);
     }
     return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(),
-                            id.data(), fluid_);
+                            id.data(), plan_.fluid);
 }
 
 template <int D>
@@ -41,7 +47,7 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     if (comm_) // several GPUs: the piece at once (the run takes it so)
         return Simulation::begin_snapshot();
     if (!snapshots_)
-        snapshots_ = std::make_shared<SnapshotPool<D>>(n_, fluid_);
+        snapshots_ = std::make_shared<SnapshotPool<D>>(n_, plan_.fluid);
     typename SnapshotPool<D>::Slot& slot = snapshots_->acquire();
     auto lease = std::make_shared<SlotLease<SnapshotPool<D>>>(snapshots_, slot);
     slot.time = time_;
@@ -103,7 +109,7 @@ void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, 
     // A warp per point.
     gauge_kernel<QueryT, ViewT, KernelT>
         <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
-            view, particles, kernel, fluid_, gauge_points_.get(), count, sums);
+            view, particles, kernel, plan_.fluid, gauge_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -148,7 +154,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         // integration writes them in that order from the sorted copy). An index layout keeps
         // the state's order: nothing moves.
         rebuild();
-        if (layout_ == Layout::reorder)
+        if (plan_.layout == Layout::reorder)
             SLUICE_CUDA_CHECK(cudaMemcpyAsync(positions(), view_positions(), n_ * sizeof(Vec<D>),
                                               cudaMemcpyDeviceToDevice, stream_));
     }
@@ -180,10 +186,10 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
     if (count > 0) // straight into the slot's mapped host memory
         dispatch_neighbour_query<D>(
-            query_, view_,
-            with_kernel(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, kernel_));
+            plan_.query, view_,
+            with_kernel(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, plan_.kernel));
     for (std::size_t f = 0; f < fronts; ++f)
-        dispatch_neighbour_query<D>(query_, view_,
+        dispatch_neighbour_query<D>(plan_.query, view_,
                                     LaunchFront<D>{this, &request.fronts[f],
                                                    request.front_neighbour_distance,
                                                    front_keys_.get() + front_keys * f});
@@ -221,7 +227,7 @@ SimulationState CudaSimulation<D>::save_state() const {
     s.fluid_height = fluid_height_;
     const std::vector<std::uint32_t> id = download(id_[current_].get(), n_, stream_);
     const std::vector<std::uint32_t> tags = download_tags(n_);
-    const bool verlet = integrator_ == IntegratorKind::verlet;
+    const bool verlet = plan_.integrator == IntegratorKind::verlet;
     std::vector<Vec<D>> previous;
     std::vector<float> previous_density;
     if (verlet) {
@@ -246,4 +252,99 @@ SimulationState CudaSimulation<D>::save_state() const {
     return s;
 }
 
+template <int D>
+std::vector<Exclusion> CudaSimulation<D>::take_exclusions() {
+    return exclusions_.take();
+}
+
+template <int D>
+ParticleCounts CudaSimulation<D>::counts() const {
+    ParticleCounts counts;
+    if (comm_) { // this process's own particles
+        const std::vector<std::uint32_t> tags = download_tags(n_);
+        const std::vector<Float4> motion = download(motion_[current_].get(), n_, stream_);
+        for (std::uint32_t k = 0; k < n_; ++k) {
+            if (is_halo(tags[k]))
+                continue;
+            if (k >= binned_)
+                ++counts.excluded;
+            else if (decode_type(motion_signed_density<D>(motion[k])) == ParticleType::fluid)
+                ++counts.fluid;
+            else
+                ++counts.boundary;
+        }
+        return counts;
+    }
+    counts.boundary = boundary_count_;
+    counts.fluid = binned_ - boundary_count_; // boundary particles never leave the domain
+    counts.excluded = n_ - binned_;
+    return counts;
+}
+
+template <int D>
+struct LaunchCount {
+    CudaSimulation<D>* simulation;
+    std::uint32_t* d_counts;
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        simulation->template launch_count<QueryT>(view, d_counts);
+    }
+};
+
+template <int D>
+template <class QueryT, class ViewT>
+void CudaSimulation<D>::launch_count(const ViewT& view, std::uint32_t* d_counts_by_id) {
+    if (n_ == 0)
+        return;
+    count_neighbours_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+        view, n_, indexes_input_order<ViewT> ? nullptr : builder_.d_permutation(),
+        id_[current_].get(), d_counts_by_id);
+    SLUICE_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
+std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
+    DeviceMemoryAccount scratch;
+    DeviceArray<std::uint32_t> counts;
+    counts.allocate(n_, scratch);
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, n_ * sizeof(std::uint32_t), stream_));
+    // A fresh build of the current positions; the state arrays are not reordered (the next
+    // step builds again from them).
+    view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
+                                plan_.layout, stream_);
+    view_ready_ = false; // this view is not the state's order: a gauge sample rebuilds
+    dispatch_neighbour_query<D>(plan_.query, view_, LaunchCount<D>{this, counts.get()});
+    return download(counts.get(), n_, stream_);
+}
+
+template <int D>
+std::uint32_t CudaSimulation<D>::dry_wall_count() const {
+    if (!dry_walls_)
+        return 0;
+    const std::vector<float> until = download(dry_until_[current_].get(), n_, stream_);
+    const std::vector<double> travel = download(travel_.get(), 1, stream_);
+    return static_cast<std::uint32_t>(std::count_if(
+        until.begin(), until.end(), [&](float u) { return static_cast<double>(u) > travel[0]; }));
+}
+
+template Snapshot CudaSimulation<2>::snapshot() const;
+template std::future<Snapshot> CudaSimulation<2>::begin_snapshot();
+template std::future<GaugeResponse> CudaSimulation<2>::begin_gauges(const GaugeRequest&);
+template std::future<GaugeResponse> CudaSimulation<2>::begin_local_gauges(const GaugeRequest&);
+template GaugeResponse CudaSimulation<2>::sample_gauges(const GaugeRequest&);
+template SimulationState CudaSimulation<2>::save_state() const;
+template std::vector<Exclusion> CudaSimulation<2>::take_exclusions();
+template ParticleCounts CudaSimulation<2>::counts() const;
+template std::vector<std::uint32_t> CudaSimulation<2>::neighbour_counts();
+template std::uint32_t CudaSimulation<2>::dry_wall_count() const;
+template Snapshot CudaSimulation<3>::snapshot() const;
+template std::future<Snapshot> CudaSimulation<3>::begin_snapshot();
+template std::future<GaugeResponse> CudaSimulation<3>::begin_gauges(const GaugeRequest&);
+template std::future<GaugeResponse> CudaSimulation<3>::begin_local_gauges(const GaugeRequest&);
+template GaugeResponse CudaSimulation<3>::sample_gauges(const GaugeRequest&);
+template SimulationState CudaSimulation<3>::save_state() const;
+template std::vector<Exclusion> CudaSimulation<3>::take_exclusions();
+template ParticleCounts CudaSimulation<3>::counts() const;
+template std::vector<std::uint32_t> CudaSimulation<3>::neighbour_counts();
+template std::uint32_t CudaSimulation<3>::dry_wall_count() const;
 } // namespace sluice::gpu

@@ -1,0 +1,74 @@
+#pragma once
+/// \file check_kernels.cuh
+/// The kernels of the Checks pass (checks.cu) and the index layout's compaction (construction.cu):
+/// the box of the particles for the next build, which particles the last build held, and the
+/// step's last scalars.
+
+#include "backends/cuda/step_kernels.cuh"
+
+namespace sluice::gpu {
+/// Blocks of bounding_box_kernel: a grid-stride loop, so that its one atomic per block and value
+/// does not queue thousands of blocks on seven addresses.
+constexpr unsigned box_blocks = 512;
+
+/// The box of the particles at `positions` (n) that `domain` contains, what the next build holds,
+/// into scalars->box_keys (one atomicMax per block and value), and the count of those in
+/// `interior` (the domain less a bin at each side, where `built` and `domain` cannot disagree
+/// by rounding) outside `built` (the grid this step's builds used) into scalars->escaped.
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    bounding_box_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> domain,
+                        GridSpec<D> interior, GridSpec<D> built,
+                        StepScalars* __restrict__ scalars) {
+    std::uint32_t keys[2 * D] = {};
+    std::uint32_t escaped = 0;
+    for (std::uint32_t i = blockIdx.x * block_size + threadIdx.x; i < n;
+         i += gridDim.x * block_size) {
+        const Vec<D> x = detail::load_position(positions + i);
+        if (!domain.contains(x))
+            continue;
+        SLUICE_UNROLL
+        for (int a = 0; a < D; ++a) {
+            keys[a] = max(keys[a], ordered_key(x[a]));
+            keys[D + a] = max(keys[D + a], ordered_key(-x[a]));
+        }
+        escaped += interior.contains(x) && !built.contains(x) ? 1u : 0u;
+    }
+    using BlockReduce = cub::BlockReduce<std::uint32_t, block_size>;
+    __shared__ typename BlockReduce::TempStorage storage;
+    SLUICE_UNROLL
+    for (int k = 0; k < 2 * D; ++k) {
+        const std::uint32_t block = BlockReduce(storage).Reduce(keys[k], KeyMaxOp{});
+        __syncthreads(); // storage is reused
+        if (threadIdx.x == 0 && block != 0)
+            atomicMax(&scalars->box_keys[k < D ? k : 3 + (k - D)], block);
+    }
+    const std::uint32_t block_escaped = BlockReduce(storage).Sum(escaped);
+    if (threadIdx.x == 0 && block_escaped != 0)
+        atomicAdd(&scalars->escaped, block_escaped);
+}
+
+/// For the index layout's compaction: index[i] = i and inside[i] = whether the build that read
+/// `positions` held particle i (in the grid box: bin_key's test under OutsidePolicy::exclude).
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    inside_flags_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> grid,
+                        std::uint32_t* __restrict__ index, unsigned char* __restrict__ inside) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    if (i >= n)
+        return;
+    index[i] = i;
+    inside[i] = grid.contains(detail::load_position(positions + i)) ? 1 : 0;
+}
+
+/// The step's last scalars: the build's count and (travel not null) the fluid's travel
+/// (DryWalls), which grows by the step's largest move in space: √3 × the larger of the
+/// predictor's and the corrector's largest move along an axis (both from state n).
+static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars,
+                                          double* travel) {
+    scalars->binned = *binned;
+    if (travel != nullptr)
+        *travel += static_cast<double>(root3_up) *
+                   static_cast<double>(fmaxf(scalars->predictor_skin, scalars->step_skin));
+}
+} // namespace sluice::gpu

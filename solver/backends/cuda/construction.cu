@@ -1,0 +1,119 @@
+// The Construction and ReuseStructure passes of the CUDA backend (step_plan.h): the neighbour
+// structure on the state's positions and the gather of the particle arrays into its order
+// (reorder layout), the index layout's compaction of excluded particles, the corrector's reuse
+// of the predictor's structure, and the part of the domain grid the builds cover.
+
+// Eigen (case model) is host-only here: no __device__ annotations.
+#define EIGEN_NO_CUDA
+
+#include "backends/cuda/check_kernels.cuh"
+#include "backends/cuda/cuda_simulation.cuh"
+#include "neighbours/cuda_check.h"
+#include "neighbours/cuda_gather.cuh"
+#include "parallel/slab_start.h"
+
+#include <cub/device/device_partition.cuh>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sluice::gpu {
+
+template <int D>
+void CudaSimulation<D>::rebuild() {
+    view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
+                                plan_.layout, stream_);
+    mark(construction);
+    if (plan_.layout == Layout::reorder) {
+        const int next = 1 - current_;
+        // Tags (several GPUs) and dry-wall certificates are null where the run has none.
+        gather(stream_, builder_.d_permutation(), n_,
+               GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+               GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+               GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()},
+               GatherPair<float>{dry_until_[current_].get(), dry_until_[next].get()});
+        current_ = next;
+    }
+    if (comm_)
+        index_slots();
+    view_ready_ = true;
+    mark(reorder);
+}
+
+template <int D>
+BuildOrder<D> CudaSimulation<D>::build_order(bool reused) const {
+    const bool sorted = plan_.layout == Layout::reorder;
+    return BuildOrder<D>{view_positions(), sorted ? d_binned() : nullptr,
+                         sorted && !reused ? builder_.d_permutation() : nullptr, build_grid_};
+}
+
+template <int D>
+void CudaSimulation<D>::reuse_view(const float* d_skin) {
+    auto& v = std::get<NeighbourView<D>>(view_); // reorder layout only
+    v.positions = positions();
+    v.skin = d_skin;
+}
+
+template <int D>
+void CudaSimulation<D>::move_excluded_last() {
+    // Scratch in the derivatives (dead until the next interaction pass): indices, the order of
+    // the partition, and whether the last build held each particle.
+    auto* index = reinterpret_cast<std::uint32_t*>(derivatives_.get());
+    std::uint32_t* order = index + n_;
+    auto* inside = reinterpret_cast<unsigned char*>(order + n_);
+    inside_flags_kernel<D><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+        view_positions(), n_, build_grid_, index, inside);
+    SLUICE_CUDA_CHECK_LAUNCH();
+    // Held particles first, in their order; the excluded ones after them (CUB reverses those,
+    // whose order nothing relies on).
+    std::size_t bytes = partition_temp_bytes_;
+    SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(partition_temp_.get(), bytes, index, inside,
+                                                    order, partition_count_.get(),
+                                                    static_cast<int>(n_), stream_));
+    const int next = 1 - current_;
+    gather(stream_, order, n_,
+           GatherPair<Vec<D>>{positions(), position_[1 - position_current_].get()},
+           GatherPair<Float4>{motion_[current_].get(), motion_[next].get()},
+           GatherPair<std::uint32_t>{id_[current_].get(), id_[next].get()},
+           GatherPair<std::uint32_t>{tags_[current_].get(), tags_[next].get()}); // several GPUs
+    position_current_ = 1 - position_current_;
+    current_ = next;
+    if (plan_.integrator == IntegratorKind::verlet) {
+        const int in = previous_current_, out = 1 - previous_current_;
+        gather(stream_, order, n_,
+               GatherPair<Vec<D>>{previous_velocity_[in].get(), previous_velocity_[out].get()},
+               GatherPair<float>{previous_density_[in].get(), previous_density_[out].get()});
+        previous_current_ = out;
+    }
+    view_ready_ = false; // the view's arrays are no longer the state's order
+}
+
+template <int D>
+void CudaSimulation<D>::cover(std::array<double, D> lo, std::array<double, D> hi) {
+    if (!(lo[0] <= hi[0])) { // no particle inside the domain: a build holds none anyway
+        build_grid_ = plan_.grid;
+        return;
+    }
+    for (int a = 0; a < D; ++a) {
+        lo[a] -= plan_.radius;
+        hi[a] += plan_.radius;
+    }
+    if (comm_) {
+        const auto [lower, upper] = slab_reach(slabs_, comm_->rank());
+        lo[slabs_.axis] = std::max(lo[slabs_.axis], lower);
+        hi[slabs_.axis] = std::min(hi[slabs_.axis], upper);
+    }
+    build_grid_ = covering_grid<D>(plan_.grid, lo, hi);
+}
+
+template void CudaSimulation<2>::rebuild();
+template BuildOrder<2> CudaSimulation<2>::build_order(bool) const;
+template void CudaSimulation<2>::reuse_view(const float*);
+template void CudaSimulation<2>::move_excluded_last();
+template void CudaSimulation<2>::cover(std::array<double, 2>, std::array<double, 2>);
+template void CudaSimulation<3>::rebuild();
+template BuildOrder<3> CudaSimulation<3>::build_order(bool) const;
+template void CudaSimulation<3>::reuse_view(const float*);
+template void CudaSimulation<3>::move_excluded_last();
+template void CudaSimulation<3>::cover(std::array<double, 3>, std::array<double, 3>);
+} // namespace sluice::gpu

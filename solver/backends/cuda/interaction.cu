@@ -1,0 +1,162 @@
+// The Interaction pass of the CUDA backend (step_plan.h): one launch of the interaction kernel
+// (interaction_kernels.cuh) per pass, the kernel instantiation chosen once per launch from the
+// plan's traversal, layout and smoothing kernel and from the backend's interaction scheme
+// (direct, queued, in step, adaptive), with the dry wall particles' certificates and the
+// corrector's neighbour lists; then the pass's maxima over every GPU.
+
+// Eigen (case model) is host-only here: no __device__ annotations.
+#define EIGEN_NO_CUDA
+
+#include "backends/cuda/cuda_simulation.cuh"
+#include "backends/cuda/dispatch.cuh"
+#include "backends/cuda/interaction_kernels.cuh"
+#include "neighbours/cuda_check.h"
+
+#include <type_traits>
+#include <variant>
+
+namespace sluice::gpu {
+
+template <int D>
+void CudaSimulation<D>::adapt_interaction(double interaction_seconds) {
+    // steps_ counts the step just timed; a step whose number before it was a multiple of 16
+    // also looked again at wet walls (interact()), so it is neither averaged nor a probe.
+    const bool looked_again = dry_walls_ && (steps_ - 1) % 16 == 0;
+    if (probing_) {
+        probing_ = false;
+        next_probe_ = steps_ + probe_interval;
+        if (interaction_seconds < 0.98 * interaction_mean_)
+            interaction_mean_ = interaction_seconds; // the probed kernel stays
+        else
+            in_step_now_ = !in_step_now_;
+        return;
+    }
+    if (!looked_again)
+        interaction_mean_ = interaction_mean_ == 0.0
+                                ? interaction_seconds
+                                : 0.9 * interaction_mean_ + 0.1 * interaction_seconds;
+    const bool next_looks_again = dry_walls_ && steps_ % 16 == 0;
+    if (steps_ >= next_probe_ && !next_looks_again && interaction_mean_ > 0.0) {
+        probing_ = true;
+        in_step_now_ = !in_step_now_;
+    }
+}
+
+template <int D>
+struct LaunchInteraction {
+    CudaSimulation<D>* simulation;
+    DryWalls dry;
+    NeighbourLists lists;
+    template <class QueryT, class ViewT, class KernelT>
+    void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
+        simulation->template launch_interaction<QueryT>(view, kernel, dry, lists);
+    }
+};
+
+template <int D>
+template <class QueryT, class ViewT, class KernelT>
+void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel,
+                                           const DryWalls& dry, const NeighbourLists& lists) {
+    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
+    const unsigned blocks = blocks_for(n_, interaction_block);
+    if (options_.interaction != CudaInteraction::queued) {
+        // The default physics with its models fixed at compile time (physics.h), else any; the
+        // in-step walk where the traversal takes a row as one range of a reorder layout; the
+        // corrector's lists where the traversal is in bin order over a reorder layout.
+        const auto launch = [&](auto in_step, auto list_mode) {
+            if (MonaghanMolteniModel::matches(plan_.fluid))
+                interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step(),
+                                   list_mode()><<<blocks, interaction_block, 0, stream_>>>(
+                    view, particles, kernel, plan_.fluid, n_, derivatives_.get(), scalars_.get(),
+                    d_tags(), dry, lists);
+            else
+                interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step(), list_mode()>
+                    <<<blocks, interaction_block, 0, stream_>>>(
+                        view, particles, kernel, plan_.fluid, n_, derivatives_.get(),
+                        scalars_.get(), d_tags(), DryWalls{}, lists);
+        };
+        constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
+        constexpr bool in_step_capable = walks_reorder && !detail::bin_by_bin<QueryT>;
+        constexpr bool list_capable = walks_reorder && !detail::in_label_order<QueryT>;
+        using NoLists = std::integral_constant<ListMode, ListMode::none>;
+        using WriteLists = std::integral_constant<ListMode, ListMode::write>;
+        using ReadLists = std::integral_constant<ListMode, ListMode::read>;
+        // The build pass (in step or not) writes the lists, the corrector's reads them directly.
+        const auto walk = [&](auto in_step) {
+            if constexpr (list_capable) {
+                if (lists.indices != nullptr) {
+                    if (lists.write)
+                        launch(in_step, WriteLists{});
+                    else
+                        launch(std::false_type{}, ReadLists{});
+                    return;
+                }
+            }
+            launch(in_step, NoLists{});
+        };
+        if constexpr (in_step_capable) {
+            if (in_step_now_) {
+                walk(std::true_type{});
+                SLUICE_CUDA_CHECK_LAUNCH();
+                return;
+            }
+        }
+        walk(std::false_type{});
+    } else {
+        constexpr int capacity = queue_capacity<D>;
+        constexpr std::size_t shared = sizeof(std::uint32_t) * capacity * interaction_block;
+        auto* function = &interaction_kernel<QueryT, ViewT, KernelT, capacity, RuntimeModel>;
+        // Above 48 KB of shared memory (queue + CUB's storage) a kernel must opt in; once per
+        // instantiation.
+        static const bool configured = [function] {
+            SLUICE_CUDA_CHECK(cudaFuncSetAttribute(
+                function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+            return true;
+        }();
+        (void)configured;
+        function<<<blocks, interaction_block, shared, stream_>>>(
+            view, particles, kernel, plan_.fluid, n_, derivatives_.get(), scalars_.get(), d_tags(),
+            DryWalls{}, NeighbourLists{});
+    }
+    SLUICE_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
+void CudaSimulation<D>::interact(InteractionRole role) {
+    DryWalls dry;
+    if (dry_walls_ &&
+        role != InteractionRole::verlet) { // the default physics' direct pass (constructor)
+        dry.until = dry_until_[current_].get();
+        dry.travel = travel_.get();
+        dry.pass_skin =
+            role == InteractionRole::corrector ? &scalars_.get()->predictor_skin : nullptr;
+        dry.margin = dry_margin_;
+        dry.reach = plan_.radius + dry_margin_;
+        dry.reach2 = dry.reach * dry.reach;
+        dry.retry_wet = steps_ % 16 == 0;
+    }
+    NeighbourLists lists;
+    if (lists_ && role != InteractionRole::verlet) {
+        lists.indices = list_indices_.get();
+        lists.counts = list_counts_.get();
+        lists.capacity = list_capacity_;
+        lists.write = role == InteractionRole::predictor;
+        lists.walls_list_fluid = walls_at_rest_;
+        lists.dt_bound = list_dt_bound_;
+        lists.speed_max = list_speed_max_;
+        lists.dt = &scalars_.get()->dt_float;
+    }
+    dispatch_neighbour_query<D>(plan_.query, view_,
+                                with_kernel(LaunchInteraction<D>{this, dry, lists}, plan_.kernel));
+    mark(interaction);
+    if (nccl_) { // the pass's maxima over every GPU (float bits of non-negative floats)
+        nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);
+        mark(waiting);
+    }
+}
+
+template void CudaSimulation<2>::adapt_interaction(double);
+template void CudaSimulation<2>::interact(InteractionRole);
+template void CudaSimulation<3>::adapt_interaction(double);
+template void CudaSimulation<3>::interact(InteractionRole);
+} // namespace sluice::gpu
