@@ -15,9 +15,11 @@
 /// block-wide CUB reduction of max |a| and max μ fused into the interaction kernel; the failure
 /// check is fused into the last integration kernel. Per step, only a small block of scalars
 /// (dt, binned particle count, failure count) crosses to the host, and nothing is allocated.
-/// The particle layout is packed_particles.h's. Files: cuda_simulation.cu (the step's
-/// orchestration), step_kernels.cuh (its kernels), snapshot_pool.cuh (asynchronous snapshots),
-/// device_memory.cuh (arrays), cuda_device.cu (device queries).
+/// The particle layout is packed_particles.h's. Files: cuda_simulation.cu (set-up and the step
+/// plan's executor), a file per pass with its kernels beside it (construction, interaction,
+/// integration, exchange, checks: step_plan.h's table), outputs.cu (snapshots, states, gauges),
+/// snapshot_pool.cuh (asynchronous snapshots), neighbours/device_memory.cuh (arrays),
+/// cuda_device.cu (device queries). For tests and benchmarks; app/ uses simulation.h.
 ///
 /// Debugging aid: with the environment variable SLUICE_CUDA_TRACE set, every stage of a step is
 /// waited for and reported on stderr, so a stage that hangs or fails is named.

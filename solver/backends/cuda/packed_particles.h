@@ -310,7 +310,7 @@ verlet_packed(const FluidConstants& c, const Vec<D>& position, const Float4& mot
     return detail::repack(c, s);
 }
 
-/// The failure check of the CPU backend (cpu_backend.cpp): a non-finite position, velocity or
+/// The failure check of the CPU backend (cpu/checks.cpp): a non-finite position, velocity or
 /// density, or a density outside [density_min, density_max].
 SLUICE_HD SLUICE_INLINE bool finite_value(float v) {
 #if defined(__CUDA_ARCH__)
