@@ -6,11 +6,11 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
-#include "parallel/slab_start.h"
 #include "case/case_model.h"
 #include "io/checkpoint.h"
 #include "neighbours/module.h"
 #include "parallel/communicator.h"
+#include "parallel/slab_start.h"
 #include "parallel/slabs.h"
 #include "support/cases.h"
 #include "support/state_difference.h"
@@ -108,9 +108,10 @@ std::uint64_t test_particle_count(const Communicator& comm, const Simulation& si
 }
 
 /// Runs `steps` steps of the case in one process and split over the processes, and checks that
-/// they agree within the GPU/CPU agreement tolerance (tests/solver/backends/test_cuda_backend.cpp):
-/// |dx| < 10⁻³ dp, |dv| < 10⁻⁴ U, |dρ| < 10⁻⁴ ρ0 with U = sqrt(g·fluid_height), and dt within
-/// 10⁻⁴ of the single run's (relative), every step, each bound times `looser`: the split
+/// they agree within the GPU/CPU agreement tolerance
+/// (tests/solver/backends/test_backend_agreement.cpp): |dx| < 10⁻³ dp, |dv| < 10⁻⁴ U,
+/// |dρ| < 10⁻⁴ ρ0 with U = sqrt(g·fluid_height), and dt within 10⁻⁴ of the single run's
+/// (relative), every step, each bound times `looser`: the split
 /// run differs only in the order of each particle's neighbour sums (migrated particles join a
 /// bin's list at its end).
 /// \returns the face moves of load balancing.
@@ -544,8 +545,8 @@ TEST(DecompositionCuda, CorrectorListsEqualTheWalk) {
             std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, correctors over lists "
                         "(this process) %llu; against the walk: max |dx| %g, |dv| %g, |drho| %g\n",
                         comm->size(), what.c_str(), steps, a->time(),
-                        static_cast<unsigned long long>(b->counters().corrector_list_steps), d.dx, d.dv,
-                        d.drho);
+                        static_cast<unsigned long long>(b->counters().corrector_list_steps), d.dx,
+                        d.dv, d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
         EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << what;
@@ -576,11 +577,13 @@ TEST(DecompositionCuda, InStepKernelEqualsTheDirectOne) {
             std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, in step (this process) "
                         "%llu; against direct: max |dx| %g, |dv| %g, |drho| %g\n",
                         comm->size(), what.c_str(), steps, a->time(),
-                        static_cast<unsigned long long>(b->counters().in_step_steps), d.dx, d.dv, d.drho);
+                        static_cast<unsigned long long>(b->counters().in_step_steps), d.dx, d.dv,
+                        d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
         EXPECT_EQ(a->counters().in_step_steps, 0u) << what;
-        EXPECT_EQ(b->counters().in_step_steps, bin_by_bin ? 0u : static_cast<std::uint64_t>(steps)) << what;
+        EXPECT_EQ(b->counters().in_step_steps, bin_by_bin ? 0u : static_cast<std::uint64_t>(steps))
+            << what;
     }
 }
 

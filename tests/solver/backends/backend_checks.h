@@ -1,7 +1,8 @@
 #pragma once
 /// \file backend_checks.h
-/// Checks every backend must pass, written once: test_simulation.cpp runs them on the CPU,
-/// test_cuda_backend.cpp on the GPU.
+/// Checks every backend must pass, written once: test_backend_checks.cpp runs them on each backend
+/// (typed tests over backend_tags.h); the CPU's and the CUDA backend's own tests use them with
+/// their own parameters (check_restart: bit for bit on the CPU, within a tolerance on the GPU).
 
 #include "backends/simulation.h"
 #include "io/checkpoint.h"

@@ -84,4 +84,14 @@ inline Case dambreak_case(double dp) {
     return tank_case_2d(dp, 4.0, 3.0, box(0.0, 0.0, 1.0, 2.0));
 }
 
+/// A small 3D dam break: water 0.15 × 0.2 × 0.2 m at the left wall of a tank 0.4 × 0.2 × 0.3 m,
+/// h = 1.3 dp as the benchmark's.
+inline Case small_dambreak_3d_case(double dp) {
+    Case c =
+        tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2}, {0.6, 0.4, 0.5});
+    c.name = "dambreak3d-small";
+    c.constants.coefh = 0.75; // h = 1.3 dp, as the benchmark
+    return c;
+}
+
 } // namespace sluice::test

@@ -2,7 +2,7 @@
 /// \file dambreak_validation.h
 /// The 2D dam break against the surge-front measurements of Koshizuka & Oka (1996), scaled to a
 /// water column 1 m wide and 2 m high at the left wall of a tank 4 m long, for any backend:
-/// test_dambreak.cpp runs it on the CPU, test_cuda_backend.cpp on the GPU.
+/// test_dambreak.cpp runs it on each (a typed test over the backends).
 ///
 /// The case is the shipped cases/dambreak2d.xml itself, with a water-like viscosity (Monaghan
 /// α = 0.01, no calibration), and the front is its own `front` gauge (backends/gauges.h: the

@@ -1,14 +1,20 @@
-// 2D dam break against the surge-front measurements of Koshizuka & Oka (1996) on the CPU backend;
-// the check and its parameters are in dambreak_validation.h (shared with the CUDA backend's test).
+// 2D dam break against the surge-front measurements of Koshizuka & Oka (1996), one typed body
+// over the backends (backends/backend_tags.h; the CUDA instantiation skips without a GPU); the
+// check and its parameters are in dambreak_validation.h.
 
+#include "backends/backend_tags.h"
 #include "validation/dambreak_validation.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-TEST(DamBreak2D, FrontAgreesWithKoshizukaOka) {
-    sluice::test::check_front_against_koshizuka_oka(sluice::Backend::cpu);
+template <class Tag>
+class DamBreak2D : public sluice::test::BackendTest<Tag> {};
+TYPED_TEST_SUITE(DamBreak2D, sluice::test::AllBackends, sluice::test::BackendName);
+
+TYPED_TEST(DamBreak2D, FrontAgreesWithKoshizukaOka) {
+    sluice::test::check_front_against_koshizuka_oka(TypeParam::backend);
 }
 
 } // namespace

@@ -1,45 +1,41 @@
-// The CUDA backend (cuda_backend.h) against the CPU backend and on its own: agreement after N
-// steps (2D and 3D, both integrators, the other kernel/viscosity/diffusion models), the 2D dam
-// break validation, neighbour counts of every module inside the solver, no device allocation in
-// a step and no growth over repeated runs, exclusions, failures, asynchronous snapshots.
+// The CUDA backend (cuda_backend.h) on its own: its interaction schemes (direct, queued, in step,
+// adaptive) and the corrector's lists against each other, dry walls skipped against computed,
+// neighbour counts of every module inside the solver, no device allocation in a step and no
+// growth over repeated runs, the pre-flight memory estimate, restarts, asynchronous snapshots,
+// and a short run of every path for the sanitizers. What it shares with the CPU backend (the
+// agreement with it, bookkeeping, exclusions, failures, the dam break validation) is in the typed
+// suites over the backends: tests/solver/backends/test_backend_agreement.cpp,
+// tests/solver/backends/test_backend_checks.cpp, tests/solver/validation/test_dambreak.cpp.
 // Every test skips where no CUDA device is present (they compile without CUDA too).
 //
-// Tolerances. The GPU runs the CPU's physics functions (test_packed_particles.cpp shows the
-// packed path is bit-identical on the host); the device differs by rounding only: fused
-// multiply-add, powf, and the order of each particle's neighbour sum (the atomic construction
-// orders a bin's particles arbitrarily). Over the first 200 steps of the 2D dam break (the
-// collapse under way, speeds ~0.5 m/s) such differences stay near float resolution: limits are
-// set at 1e-3·dp for positions, 1e-4·ρ0 for densities and 1e-4·sqrt(gH) for velocities, far
-// above rounding and far below any modelling error.
+// Tolerances of the scheme comparisons. The schemes sum the same terms in the same order; the
+// compiler contracts them into fused multiply-adds differently in each loop, hence 1e-4·dp in
+// position and 1e-5·ρ0 in density (far below the GPU/CPU agreement limits of
+// test_backend_agreement.cpp).
 
 #include "backends/backend_checks.h"
-#include "case/state_conversion.h"
 #include "backends/cuda/cuda_backend.h"
-#include "backends/gauges.h"
 #include "backends/simulation.h"
 #include "case/particles.h"
+#include "case/state_conversion.h"
 #include "io/async_output.h"
 #include "neighbours/grid.h"
 #include "neighbours/query.h"
 #include "support/cases.h"
 #include "support/state_difference.h"
-#include "validation/dambreak_validation.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <limits>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 using namespace sluice;
-using sluice::test::box;
 using sluice::test::Difference;
 using sluice::test::difference;
 
@@ -51,49 +47,6 @@ namespace {
             GTEST_SKIP() << "no CUDA device";                                                      \
     } while (0)
 
-constexpr double g = 9.81;
-
-/// Runs `steps` steps of the case on both backends and checks that they agree.
-void expect_backends_agree(const Case& c, int steps, double fluid_height, const char* what) {
-    auto cpu = make_simulation(c, Backend::cpu);
-    auto gpu = make_simulation(c, Backend::cuda);
-    // Same generation, same initial state, bit for bit.
-    const Difference initial = difference(cpu->snapshot(), gpu->snapshot());
-    EXPECT_EQ(initial.dx, 0.0);
-    EXPECT_EQ(initial.drho, 0.0);
-    EXPECT_DOUBLE_EQ(cpu->constants().h, gpu->constants().h);
-    for (int k = 0; k < steps; ++k) {
-        cpu->step();
-        gpu->step();
-        ASSERT_NEAR(gpu->last_dt(), cpu->last_dt(), 1e-4 * cpu->last_dt()) << "step " << k + 1;
-    }
-    const Snapshot a = cpu->snapshot(), b = gpu->snapshot();
-    const Difference d = difference(a, b);
-    double speed = 0.0;
-    for (const auto& v : a.velocity)
-        speed = std::max(
-            speed, std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]));
-    std::printf("%s: CPU vs GPU after %d steps (t = %.4f s, max speed %.3f m/s): max |dx| = %.3g "
-                "dp, max |dv| = %.3g sqrt(gH), max |drho| = %.3g rho0; time %.9g vs %.9g s\n",
-                what, steps, cpu->time(), speed, d.dx / c.dp, d.dv / std::sqrt(g * fluid_height),
-                d.drho / c.constants.rho0, cpu->time(), gpu->time());
-    EXPECT_LT(d.dx, 1e-3 * c.dp) << what;
-    EXPECT_LT(d.dv, 1e-4 * std::sqrt(g * fluid_height)) << what;
-    EXPECT_LT(d.drho, 1e-4 * c.constants.rho0) << what;
-    EXPECT_NEAR(gpu->time(), cpu->time(), 1e-5 * cpu->time()) << what;
-    EXPECT_EQ(gpu->counts().fluid, cpu->counts().fluid);
-    EXPECT_EQ(gpu->counts().excluded, cpu->counts().excluded);
-}
-
-/// A small 3D dam break: water 0.15 × 0.2 × 0.2 m at the left wall of a tank 0.4 × 0.2 × 0.3 m.
-Case dambreak_3d(double dp) {
-    Case c = test::tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2},
-                                {0.6, 0.4, 0.5});
-    c.name = "dambreak3d-small";
-    c.constants.coefh = 0.75; // h = 1.3 dp, as the benchmark
-    return c;
-}
-
 /// Steps two simulations of the same case side by side and returns how far their states are
 /// apart at the end.
 Difference difference_after(Simulation& a, Simulation& b, int steps) {
@@ -104,36 +57,6 @@ Difference difference_after(Simulation& a, Simulation& b, int steps) {
     return difference(a.snapshot(), b.snapshot());
 }
 
-TEST(CudaBackend, AgreesWithCpuOnDamBreak2D) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    expect_backends_agree(test::dambreak_case(0.04), 200, 2.0, "dam break 2D, symplectic");
-}
-
-TEST(CudaBackend, AgreesWithCpuOnDamBreak2DVerlet) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    Case c = test::dambreak_case(0.04);
-    c.physics.integrator = IntegratorKind::verlet;
-    expect_backends_agree(c, 200, 2.0, "dam break 2D, Verlet");
-}
-
-TEST(CudaBackend, AgreesWithCpuWithOtherModels2D) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    Case c = test::dambreak_case(0.04);
-    c.physics.kernel = KernelKind::cubic_spline;
-    c.physics.viscosity = ViscosityKind::laminar;
-    c.physics.viscosity_value = 1e-3;
-    c.physics.diffusion = DensityDiffusionKind::fourtakas;
-    c.neighbours = parse_neighbour_module("radix-sort/moore/0.5");
-    expect_backends_agree(c, 200, 2.0, "dam break 2D, cubic spline, laminar, Fourtakas");
-}
-
-TEST(CudaBackend, AgreesWithCpuOnDamBreak3D) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    Case c = dambreak_3d(0.02);
-    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
-    expect_backends_agree(c, 100, 0.2, "dam break 3D, h = 1.3 dp");
-}
-
 /// Skipping dry wall particles (CudaOptions::skip_dry_walls) is exact: a skipped wall particle
 /// gets the +0 derivatives its query would sum, so the state equals the one with every wall
 /// particle computed in every pass to rounding (the certifying pass's code contracts the same
@@ -141,11 +64,12 @@ TEST(CudaBackend, AgreesWithCpuOnDamBreak3D) {
 /// The fluid runs into the far wall and up it: certified walls get wet and are computed again.
 TEST(CudaBackend, SkippingDryWallsChangesNothing) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    Case rebuild = dambreak_3d(0.02);
+    Case rebuild = test::small_dambreak_3d_case(0.02);
     rebuild.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
     for (const auto& [c, steps, corrector_rebuilds] :
          {std::tuple{test::dambreak_case(0.04), 600, false},
-          std::tuple{dambreak_3d(0.02), 300, false}, std::tuple{rebuild, 100, true}}) {
+          std::tuple{test::small_dambreak_3d_case(0.02), 300, false},
+          std::tuple{rebuild, 100, true}}) {
         CudaOptions compute, skip;
         compute.skip_dry_walls = false;
         if (corrector_rebuilds)
@@ -176,7 +100,7 @@ TEST(CudaBackend, SkippingDryWallsChangesNothing) {
 
 TEST(CudaBackend, DirectAndQueuedInteractionsAgree) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    const Case c = dambreak_3d(0.02);
+    const Case c = test::small_dambreak_3d_case(0.02);
     CudaOptions direct, queued;
     direct.interaction = CudaInteraction::direct; // not the default (adaptive) any more
     queued.interaction = CudaInteraction::queued;
@@ -194,7 +118,7 @@ TEST(CudaBackend, DirectAndQueuedInteractionsAgree) {
 /// traversals that take a row as one range, in 2D and 3D, with dry walls skipped and not.
 TEST(CudaBackend, InStepInteractionEqualsDirect) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    const Case cases[] = {test::dambreak_case(0.04), dambreak_3d(0.02)};
+    const Case cases[] = {test::dambreak_case(0.04), test::small_dambreak_3d_case(0.02)};
     for (const Case& base : cases)
         for (const char* module :
              {"counting-sort/strips/1", "counting-sort/chords/0.5", "radix-sort/hybrid/0.3333333"})
@@ -243,7 +167,7 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
         {"lists for dt <= 0.99 dt_max", CudaInteraction::direct, 0.99f, 0},
         {"lists for dt <= 1e-6 dt_max", CudaInteraction::direct, 1e-6f, 0},
     };
-    const Case cases[] = {test::dambreak_case(0.04), dambreak_3d(0.02)};
+    const Case cases[] = {test::dambreak_case(0.04), test::small_dambreak_3d_case(0.02)};
     for (const Case& base : cases)
         for (const char* module : {"counting-sort/strips/0.3333333", "counting-sort/chords/0.5",
                                    "radix-sort/moore/1", "counting-sort/hybrid/0.5"})
@@ -292,7 +216,7 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
 TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
     SKIP_WITHOUT_CUDA_DEVICE();
     for (const char* module : {"counting-sort/strips/0.5", "radix-sort/moore/0.5"}) {
-        Case c = dambreak_3d(0.02);
+        Case c = test::small_dambreak_3d_case(0.02);
         c.neighbours = parse_neighbour_module(module);
         CudaOptions direct;
         direct.interaction = CudaInteraction::direct;
@@ -302,8 +226,8 @@ TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
         const Difference d = difference_after(*a, *b, steps);
         std::printf("%s: %d steps, %llu of them in step; adaptive against direct: max |dx| %g, "
                     "|drho| %g\n",
-                    module, steps, static_cast<unsigned long long>(b->counters().in_step_steps), d.dx,
-                    d.drho);
+                    module, steps, static_cast<unsigned long long>(b->counters().in_step_steps),
+                    d.dx, d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << module;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module;
         if (std::string(module).find("strips") != std::string::npos)
@@ -311,11 +235,6 @@ TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
         else
             EXPECT_EQ(b->counters().in_step_steps, 0u) << module;
     }
-}
-
-TEST(CudaBackend, DamBreak2DFrontAgreesWithKoshizukaOka) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    test::check_front_against_koshizuka_oka(Backend::cuda);
 }
 
 /// Neighbour counts of a snapshot by brute force, with the query's own distance test.
@@ -378,12 +297,12 @@ TEST(CudaBackend, EveryModuleGivesTheSameNeighbourCounts2D) {
 
 TEST(CudaBackend, EveryModuleGivesTheSameNeighbourCounts3D) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    check_neighbour_counts<3>(dambreak_3d(0.025));
+    check_neighbour_counts<3>(test::small_dambreak_3d_case(0.025));
 }
 
 TEST(CudaBackend, StepsDoNotAllocate) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025)}) {
+    for (const Case& c : {test::dambreak_case(0.04), test::small_dambreak_3d_case(0.025)}) {
         auto sim = make_cuda_simulation(c);
         sim->step();
         const std::uint64_t allocations = sim->counters().device_allocations;
@@ -402,16 +321,16 @@ TEST(CudaBackend, PreflightEstimateMatchesWhatASimulationHolds) {
     SKIP_WITHOUT_CUDA_DEVICE();
     // The pre-flight check refuses a case by estimate_cuda_memory before anything exists; it
     // must be close to what the simulation really holds once it has taken a snapshot.
-    Case radix = dambreak_3d(0.025);
+    Case radix = test::small_dambreak_3d_case(0.025);
     radix.neighbours.construction = Construction::radix_sort;
     Case verlet = test::dambreak_case(0.04);
     verlet.physics.integrator = IntegratorKind::verlet;
-    Case index = dambreak_3d(0.025);
+    Case index = test::small_dambreak_3d_case(0.025);
     index.neighbours = parse_neighbour_module("counting-sort/strips/0.5/index");
     Case linked = test::dambreak_case(0.04);
     linked.neighbours = parse_neighbour_module("linked-list/moore/1");
-    for (const Case& c :
-         {test::dambreak_case(0.04), dambreak_3d(0.025), radix, verlet, index, linked}) {
+    for (const Case& c : {test::dambreak_case(0.04), test::small_dambreak_3d_case(0.025), radix,
+                          verlet, index, linked}) {
         auto sim = make_cuda_simulation(c);
         sim->step();
         sim->begin_snapshot().get();
@@ -443,81 +362,14 @@ TEST(CudaBackend, RestartContinuesWithinTheAgreementTolerance) {
     // each bin's particles anew, a rounding-level change like the GPU's against the CPU's.
     test::check_restart(test::dambreak_case(0.04), Backend::cuda, 60, 200, false, 1e-3, dir);
     test::check_restart(verlet, Backend::cuda, 57, 200, false, 1e-3, dir / "verlet");
-    test::check_restart(dambreak_3d(0.025), Backend::cuda, 40, 100, false, 1e-3, dir / "3d");
+    test::check_restart(test::small_dambreak_3d_case(0.025), Backend::cuda, 40, 100, false, 1e-3,
+                        dir / "3d");
     std::filesystem::remove_all(dir);
-}
-
-/// Heights, probes (every field) and fronts for a dam break in a tank of `width`.
-Gauges dam_break_gauges(int dimension, double width, double depth) {
-    Gauges g;
-    g.interval = 0.01;
-    auto add = [&](GaugeKind kind, std::string name, Eigen::Vector3d point, int sign = 1) {
-        Gauge x;
-        x.kind = kind;
-        x.name = std::move(name);
-        x.point = point;
-        x.sign = sign;
-        x.fields = {ProbeField::pressure, ProbeField::velocity, ProbeField::density};
-        g.gauges.push_back(x);
-    };
-    const double y = dimension == 3 ? depth / 2 : 0.0;
-    add(GaugeKind::height, "Hin", {0.05 * width, y, 0});
-    add(GaugeKind::height, "Hout", {0.5 * width, y, 0});
-    add(GaugeKind::probe, "Pin", {0.05 * width, y, 0.05 * width});
-    add(GaugeKind::probe, "Pfront", {0.3 * width, y, 0.02 * width});
-    add(GaugeKind::front, "front", {0, 0, 0});
-    add(GaugeKind::front, "back", {0, 0, 0}, -1);
-    return g;
-}
-
-TEST(CudaBackend, GaugesAgreeWithCpu) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    // The same query points through both backends' neighbour structures: values agree as the
-    // states do (1e-3 dp in position, 1e-4·ρ0 in density, so c0²·1e-4·ρ0 in pressure).
-    Case two = test::dambreak_case(0.04);
-    two.gauges = dam_break_gauges(2, 4.0, 0.0);
-    Case three = dambreak_3d(0.02);
-    three.gauges = dam_break_gauges(3, 0.4, 0.2);
-    for (const Case* c : {&two, &three}) {
-        auto cpu = make_simulation(*c, Backend::cpu);
-        auto gpu = make_simulation(*c, Backend::cuda);
-        const GaugePlan plan(*c, cpu->constants().support);
-        for (int k = 0; k <= 150; ++k) {
-            if (k % 50 == 0) {
-                const std::vector<double> a = plan.evaluate(cpu->sample_gauges(plan.request()));
-                const std::vector<double> b = plan.evaluate(gpu->sample_gauges(plan.request()));
-                ASSERT_EQ(a.size(), b.size());
-                // Pressure is c0²·Δρ: the density agreement (1e-4·ρ0 over 1e-3, below) times c0².
-                const double c0 = cpu->constants().speed_of_sound;
-                const double p_scale = 1e-1 * c0 * c0 * 1000.0, v_scale = std::sqrt(g * 0.2);
-                for (std::size_t i = 0; i < a.size(); ++i) {
-                    const std::string& unit = plan.columns()[i].unit;
-                    const double scale = unit == "m"     ? c->dp
-                                         : unit == "Pa"  ? p_scale
-                                         : unit == "m/s" ? v_scale
-                                                         : 1000.0;
-                    SCOPED_TRACE(plan.columns()[i].name + " at step " + std::to_string(k));
-                    ASSERT_EQ(std::isnan(a[i]), std::isnan(b[i])) << a[i] << " vs " << b[i];
-                    if (!std::isnan(a[i])) {
-                        EXPECT_NEAR(a[i], b[i], 1e-3 * scale) << plan.columns()[i].unit;
-                    }
-                }
-                if (k == 150) {
-                    std::printf("%dD gauges at step %d (cpu | gpu):", c->dimension, k);
-                    for (std::size_t i = 0; i < a.size(); ++i)
-                        std::printf(" %s %.6g|%.6g", plan.columns()[i].name.c_str(), a[i], b[i]);
-                    std::printf("\n");
-                }
-            }
-            cpu->step();
-            gpu->step();
-        }
-    }
 }
 
 TEST(CudaBackend, RepeatedRunsDoNotGrowDeviceMemory) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    const Case c = dambreak_3d(0.02);
+    const Case c = test::small_dambreak_3d_case(0.02);
     auto run = [&] {
         auto sim = make_cuda_simulation(c);
         for (int k = 0; k < 10; ++k)
@@ -538,7 +390,7 @@ TEST(CudaBackend, RepeatedRunsDoNotGrowDeviceMemory) {
 
 TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    for (const Case& c : {test::dambreak_case(0.04), dambreak_3d(0.025)}) {
+    for (const Case& c : {test::dambreak_case(0.04), test::small_dambreak_3d_case(0.025)}) {
         auto sim = make_cuda_simulation(c);
         for (int k = 0; k < 5; ++k)
             sim->step();
@@ -581,49 +433,6 @@ TEST(CudaBackend, AsyncSnapshotIsTheStateWhenBegun) {
     }
 }
 
-TEST(CudaBackend, ParticlesLeavingTheDomainAreExcludedAndReported) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    for (const char* module : {"counting-sort/strips/1", "counting-sort/hybrid/0.5/index",
-                               "radix-sort/moore/1/index", "linked-list/modular/0.5"}) {
-        SCOPED_TRACE(module);
-        test::check_exclusions(Backend::cuda, module);
-    }
-}
-
-/// The index layouts and the linked list on the GPU against the CPU (same module), 2D and 3D,
-/// both integrators: the agreement tolerance of the reorder layout.
-TEST(CudaBackend, IndexLayoutsAgreeWithCpu) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    for (const char* module : {"counting-sort/strips/0.5/index", "linked-list/moore/1"}) {
-        Case c = test::dambreak_case(0.04);
-        c.neighbours = parse_neighbour_module(module);
-        expect_backends_agree(c, 200, 2.0, module);
-        c.physics.integrator = IntegratorKind::verlet;
-        expect_backends_agree(c, 200, 2.0, module);
-        Case c3 = dambreak_3d(0.02);
-        c3.neighbours = parse_neighbour_module(module);
-        expect_backends_agree(c3, 100, 0.2, module);
-    }
-}
-
-TEST(CudaBackend, FailureNamesStepTimeAndParticles) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    Case c = test::dambreak_case(0.04);
-    c.constants.cfl = 5.0;
-    test::expect_failure(c, 200, Backend::cuda);
-}
-
-TEST(CudaBackend, InitialStateAndBookkeeping) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    test::check_initial_state_and_bookkeeping(Backend::cuda, "cuda");
-    EXPECT_FALSE(cuda_device_name().empty());
-}
-
-TEST(CudaBackend, ParticlesOutsideTheDomainAtStartAreAnError) {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    test::expect_particles_outside_domain_rejected(Backend::cuda);
-}
-
 /// Fluid that falls out of the bottom of a tight domain within a few steps (no walls).
 Case falling_block(int dimension) {
     Case c;
@@ -646,8 +455,8 @@ Case falling_block(int dimension) {
 /// snapshots both ways, neighbour counts.
 TEST(CudaBackend, ShortRunOfEveryPath) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    const Case cases[] = {test::dambreak_case(0.1), dambreak_3d(0.04), falling_block(2),
-                          falling_block(3)};
+    const Case cases[] = {test::dambreak_case(0.1), test::small_dambreak_3d_case(0.04),
+                          falling_block(2), falling_block(3)};
     for (const Case& base : cases)
         for (IntegratorKind integrator : {IntegratorKind::symplectic, IntegratorKind::verlet})
             for (CudaInteraction interaction :
