@@ -1,7 +1,7 @@
 #pragma once
 /// \file packed_particles.h
 /// The CUDA backend's particle layout and its per-particle work, as host/device code so that the
-/// host can check it against the shared CPU path (tests/solver/backends/test_packed_particles.cpp).
+/// host can check it against the shared CPU path (tests/solver/backends/cuda/test_packed_particles.cpp).
 ///
 /// What one interaction pass reads of a neighbour j is packed into as few 16-byte loads as the
 /// dimension allows:
