@@ -3,18 +3,18 @@
 #include "app/command_line.h"
 
 #include "app/cli_progress.h"
-#include "app/gauge_rows.h"
 #include "app/preflight.h"
 #include "app/tune.h"
-#include "backends/gauges.h"
-#include "parallel/slab_start.h"
+#include "case/gauge_plan.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
 #include "io/csv_series.h"
 #include "io/diagnostics.h"
+#include "io/gauge_rows.h"
 #include "io/output.h"
 #include "io/summary.h"
 #include "parallel/communicator.h"
+#include "parallel/slab_start.h"
 
 #include <algorithm>
 #include <atomic>
@@ -248,12 +248,12 @@ int run_command(const Options& o) {
                   << " steps each, at most about " << *t.time_limit << " s\n"
                   << std::flush;
         tuning = restart ? tune_neighbours(c, t, restart->checkpoint.state) : tune_neighbours(c, t);
-        c.neighbours = parse_neighbour_module(tuning->ranking.front().module);
+        c.neighbours = tuning->ranking.front().module;
         std::cout << "sluice: fastest of " << tuning->ranking.size() << ": "
-                  << tuning->ranking.front().module << " (" << tuning->ranking.front().ms_per_step
-                  << " ms/step";
+                  << tuning->ranking.front().module.name() << " ("
+                  << tuning->ranking.front().ms_per_step << " ms/step";
         if (tuning->ranking.size() > 1)
-            std::cout << "; next " << tuning->ranking[1].module << ", "
+            std::cout << "; next " << tuning->ranking[1].module.name() << ", "
                       << tuning->ranking[1].ms_per_step << " ms/step";
         std::cout << "), chosen in " << tuning->seconds << " s\n";
     }
@@ -271,7 +271,8 @@ int run_command(const Options& o) {
     summary.case_file = o.case_path;
     summary.backend = sim->backend_name();
     summary.neighbour_module = c.neighbours.name();
-    summary.tuning = tuning;
+    if (tuning)
+        summary.tuning = tuning->summary();
     summary.end_time = c.run.end_time;
     summary.initial = run_counts(*sim, comm.get());
     summary.dp = c.dp;
@@ -403,7 +404,7 @@ int run_command(const Options& o) {
         if (root) {
             gauge_csv = std::make_unique<CsvSeries>(output_dir / "gauges.csv", comments, names,
                                                     resume_after);
-            gauge_rows = std::make_unique<GaugeRowWriter>(*gauge_plan, *gauge_csv);
+            gauge_rows = std::make_unique<GaugeRowWriter>(gauge_plan->evaluator(), *gauge_csv);
         }
         next_gauge = restart ? static_cast<std::uint64_t>(
                                    std::floor(sim->time() / c.gauges.interval * (1.0 + 1e-12))) +

@@ -13,11 +13,11 @@
 // above rounding and far below any modelling error.
 
 #include "backends/backend_checks.h"
-#include "case/state_conversion.h"
 #include "backends/cuda/cuda_backend.h"
-#include "backends/gauges.h"
 #include "backends/simulation.h"
+#include "case/gauge_plan.h"
 #include "case/particles.h"
+#include "case/state_conversion.h"
 #include "io/async_output.h"
 #include "neighbours/grid.h"
 #include "neighbours/query.h"
@@ -302,8 +302,8 @@ TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
         const Difference d = difference_after(*a, *b, steps);
         std::printf("%s: %d steps, %llu of them in step; adaptive against direct: max |dx| %g, "
                     "|drho| %g\n",
-                    module, steps, static_cast<unsigned long long>(b->counters().in_step_steps), d.dx,
-                    d.drho);
+                    module, steps, static_cast<unsigned long long>(b->counters().in_step_steps),
+                    d.dx, d.drho);
         EXPECT_LT(d.dx, 1e-4 * c.dp) << module;
         EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module;
         if (std::string(module).find("strips") != std::string::npos)

@@ -5,9 +5,9 @@
 #include "backends/backend_checks.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
-#include "backends/gauges.h"
 #include "backends/simulation.h"
 #include "case/case_reader.h"
+#include "case/gauge_plan.h"
 #include "support/cases.h"
 
 #include <gtest/gtest.h>
