@@ -39,6 +39,10 @@ bool query_needs_pbm(const QueryTag& q) {
     return !std::holds_alternative<MooreQuery>(q) && !std::holds_alternative<ModularQuery>(q);
 }
 
+Layout default_layout(Construction c) {
+    return c == Construction::linked_list ? Layout::index : Layout::reorder;
+}
+
 bool module_exists(Construction c, const QueryTag& q, Layout layout) {
     return c != Construction::linked_list || (layout == Layout::index && !query_needs_pbm(q));
 }
@@ -145,9 +149,7 @@ NeighbourModule parse_neighbour_module(std::string_view text) {
     m.construction = parse_construction(fields[0]);
     m.query = parse_query(fields[1]);
     m.bin_width = parse_bin_width(fields[2]);
-    m.layout = fields.size() == 4                            ? parse_layout(fields[3])
-               : m.construction == Construction::linked_list ? Layout::index
-                                                             : Layout::reorder;
+    m.layout = fields.size() == 4 ? parse_layout(fields[3]) : default_layout(m.construction);
     validate_neighbour_module(m);
     return m;
 }

@@ -62,6 +62,11 @@ struct NeighbourModule {
     std::string name() const;
 };
 
+/// The layout a module has when none is spelled: `index` for a linked list (no sort, so no bin
+/// order to gather into), `reorder` for every other construction. The one home of that rule:
+/// the parser here and the case reader both use it.
+Layout default_layout(Construction c);
+
 /// Whether a traversal needs a PBM (it takes a row of bins as one contiguous range): strips,
 /// chords and hybrid do; moore and modular walk bin by bin and also walk linked lists.
 bool query_needs_pbm(const QueryTag& q);
@@ -81,8 +86,8 @@ Construction parse_construction(std::string_view text);
 QueryTag parse_query(std::string_view text);
 float parse_bin_width(std::string_view text); ///< a number in (0, 1]
 Layout parse_layout(std::string_view text);
-/// "C/Q/W" or "C/Q/W/L"; validated (validate_neighbour_module). A linked-list without a layout
-/// gets Layout::index.
+/// "C/Q/W" or "C/Q/W/L"; validated (validate_neighbour_module). Without a layout:
+/// default_layout of the construction.
 NeighbourModule parse_neighbour_module(std::string_view text);
 
 std::string_view layout_name(Layout l);

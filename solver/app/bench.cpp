@@ -1,13 +1,13 @@
 #include "app/bench.h"
 
 #include "app/cli_progress.h"
-#include "app/gauge_rows.h"
 #include "app/preflight.h"
+#include "io/gauge_rows.h"
 
-#include "backends/gauges.h"
 #include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/constants.h"
+#include "case/gauge_plan.h"
 #include "case/particles.h"
 #include "io/async_output.h"
 #include "io/checkpoint.h"
@@ -351,7 +351,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
             std::filesystem::create_directories(output_dir);
             CsvSeries csv(output_dir / ("gauges_" + std::to_string(results.size()) + ".csv"),
                           {"sluice bench: " + module.name()}, names);
-            GaugeRowWriter rows(*gauge_plan, csv);
+            GaugeRowWriter rows(gauge_plan->evaluator(), csv);
             const int block = std::max(1, std::min(10, options.steps / 2));
             double plain_seconds = 0.0, gauged_seconds = 0.0;
             int plain_steps = 0, gauged_steps = 0;

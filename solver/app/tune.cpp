@@ -1,7 +1,7 @@
 #include "app/tune.h"
 
-#include "case/state_conversion.h"
 #include "case/particles.h"
+#include "case/state_conversion.h"
 
 #include <algorithm>
 #include <chrono>
@@ -53,7 +53,7 @@ TuneReport tune_neighbours(const Case& c, const TuneOptions& options,
     report.particles = from.size();
     for (const NeighbourModule& module : options.modules) {
         if (options.time_limit && seconds_since(start) > *options.time_limit) {
-            report.not_timed.push_back(module.name());
+            report.not_timed.push_back(module);
             continue;
         }
         Case mc = c;
@@ -67,7 +67,7 @@ TuneReport tune_neighbours(const Case& c, const TuneOptions& options,
             sim->step(); // returns once the step is done (the backends wait for the device)
             ms.push_back(1e3 * seconds_since(t0));
         }
-        report.ranking.push_back({module.name(), median(ms)});
+        report.ranking.push_back({module, median(ms)});
     }
     std::stable_sort(report.ranking.begin(), report.ranking.end(),
                      [](const TuneReport::Entry& a, const TuneReport::Entry& b) {
@@ -75,6 +75,18 @@ TuneReport tune_neighbours(const Case& c, const TuneOptions& options,
                      });
     report.seconds = seconds_since(start);
     return report;
+}
+
+TuningSummary TuneReport::summary() const {
+    TuningSummary s;
+    for (const Entry& e : ranking)
+        s.ranking.push_back({e.module.name(), e.ms_per_step});
+    for (const NeighbourModule& m : not_timed)
+        s.not_timed.push_back(m.name());
+    s.steps = steps;
+    s.seconds = seconds;
+    s.particles = particles;
+    return s;
 }
 
 void print_tune_report(std::ostream& out, const TuneReport& r) {
@@ -85,14 +97,14 @@ void print_tune_report(std::ostream& out, const TuneReport& r) {
     for (std::size_t k = 0; k < r.ranking.size(); ++k) {
         const TuneReport::Entry& e = r.ranking[k];
         std::snprintf(line, sizeof line, "| %zu | %s | %.3f | %.1f | %.2f× |\n", k + 1,
-                      e.module.c_str(), e.ms_per_step, 1e-3 * particles / e.ms_per_step,
+                      e.module.name().c_str(), e.ms_per_step, 1e-3 * particles / e.ms_per_step,
                       e.ms_per_step / r.ranking.front().ms_per_step);
         out << line;
     }
     if (!r.not_timed.empty()) {
         out << "\nnot timed (the time limit was reached first):";
-        for (const std::string& m : r.not_timed)
-            out << ' ' << m;
+        for (const NeighbourModule& m : r.not_timed)
+            out << ' ' << m.name();
         out << '\n';
     }
     std::snprintf(line, sizeof line,
@@ -101,7 +113,7 @@ void print_tune_report(std::ostream& out, const TuneReport& r) {
     out << line;
     if (r.ranking.empty())
         return;
-    const NeighbourModule best = parse_neighbour_module(r.ranking.front().module);
+    const NeighbourModule& best = r.ranking.front().module;
     out << "fastest: " << best.name() << "\nput it in the case: <neighbours construction=\""
         << construction_name(best.construction) << "\" query=\"" << query_name(best.query)
         << "\" binWidth=\"" << best.bin_width << "\""

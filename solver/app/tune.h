@@ -12,11 +12,28 @@
 #include "io/summary.h"
 #include "neighbours/module.h"
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <vector>
 
 namespace sluice {
+
+/// What the tuning measured: the modules themselves (not their names), fastest first.
+struct TuneReport {
+    struct Entry {
+        NeighbourModule module;
+        double ms_per_step = 0.0; ///< median over the timed steps
+    };
+    std::vector<Entry> ranking;             ///< fastest first
+    std::vector<NeighbourModule> not_timed; ///< candidates the time limit left out
+    int steps = 0;                          ///< timed steps per module
+    double seconds = 0.0;                   ///< wall time of the whole tuning
+    std::uint64_t particles = 0;            ///< in the state the modules were timed on
+
+    /// The same with the modules by name (NeighbourModule::name), for summary.json.
+    TuningSummary summary() const;
+};
 
 struct TuneOptions {
     std::vector<NeighbourModule> modules; ///< candidates, timed in this order

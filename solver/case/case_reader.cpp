@@ -294,8 +294,7 @@ void read_neighbours(const Element& e, NeighbourModule& m, bool& automatic) {
     m.query = e.parsed("query", parse_query).value_or(m.query);
     m.bin_width = e.parsed("binWidth", parse_bin_width).value_or(m.bin_width);
     const std::optional<Layout> layout = e.parsed("layout", parse_layout);
-    m.layout = layout.value_or(m.construction == Construction::linked_list ? Layout::index
-                                                                           : Layout::reorder);
+    m.layout = layout.value_or(default_layout(m.construction));
     try {
         validate_neighbour_module(m);
     } catch (const std::invalid_argument& why) {

@@ -1,7 +1,7 @@
 #pragma once
 /// \file gauge_samples.h
 /// What a gauge sample asks a running simulation for and what it answers (Simulation::
-/// sample_gauges; backends/gauges.h makes the requests from a case, app/gauge_rows.h turns the
+/// sample_gauges; case/gauge_plan.h makes the requests from a case, io/gauge_rows.h turns the
 /// answers into rows of gauges.csv).
 
 #include <array>
@@ -9,7 +9,7 @@
 
 namespace sluice {
 
-/// Gauge queries for Simulation::sample_gauges (backends/gauges.h makes them from a case).
+/// Gauge queries for Simulation::sample_gauges (case/gauge_plan.h makes them from a case).
 struct GaugeRequest {
     /// Query points (m; 2D: y ignored): kernel sums of the fluid around each (physics/gauges.h).
     std::vector<std::array<float, 3>> points;

@@ -154,7 +154,7 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
                    {"writer_thread_s", number(s.output.writer_thread_seconds)}};
     if (s.tuning) {
         Json ranking = Json::array();
-        for (const TuneReport::Entry& e : s.tuning->ranking)
+        for (const TuningSummary::Entry& e : s.tuning->ranking)
             ranking.push_back({{"module", e.module}, {"ms_per_step", number(e.ms_per_step)}});
         j["neighbour_tuning"] = {{"chosen", s.tuning->ranking.empty()
                                                 ? Json(nullptr)

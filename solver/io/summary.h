@@ -24,8 +24,9 @@ struct OutputSummary {
     double writer_thread_seconds = 0.0; ///< s, summed over writer threads
 };
 
-/// What choosing the neighbour module automatically measured (app/tune.h).
-struct TuneReport {
+/// What choosing the neighbour module automatically measured, as summary.json records it: the
+/// modules by name (app/tune.h's TuneReport::summary()).
+struct TuningSummary {
     struct Entry {
         std::string module;       ///< e.g. "counting-sort/strips/0.5"
         double ms_per_step = 0.0; ///< median over the timed steps
@@ -80,7 +81,7 @@ struct RunSummary {
     std::uint64_t restart_step = 0;
     std::uint32_t restart_processes = 1; ///< how many processes wrote it
     OutputSummary output;
-    std::optional<TuneReport> tuning; ///< the module was chosen automatically
+    std::optional<TuningSummary> tuning; ///< the module was chosen automatically
     /// Particles × steps taken by this run (the particles of the initial state, excluded ones
     /// included: they cost a step too).
     double particle_steps = 0.0;

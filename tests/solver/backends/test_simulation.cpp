@@ -6,9 +6,9 @@
 
 #include "backends/backend_checks.h"
 #include "backends/backend_options.h"
-#include "backends/gauges.h"
 #include "backends/simulation.h"
 #include "case/case_reader.h"
+#include "case/gauge_plan.h"
 #include "support/cases.h"
 
 #include <gtest/gtest.h>

@@ -597,7 +597,7 @@ TEST_F(OutputTest, SummaryJsonParsesAndHoldsEveryValue) {
 
 TEST_F(OutputTest, SummaryRecordsAnAutomaticNeighbourChoice) {
     RunSummary s;
-    TuneReport t;
+    TuningSummary t;
     t.ranking = {{"counting-sort/strips/0.5", 1.25}, {"radix-sort/moore/1", 2.5}};
     t.not_timed = {"radix-sort/modular/1"};
     t.steps = 5;

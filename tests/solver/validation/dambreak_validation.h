@@ -5,7 +5,7 @@
 /// test_dambreak.cpp runs it on each (a typed test over the backends).
 ///
 /// The case is the shipped cases/dambreak2d.xml itself, with a water-like viscosity (Monaghan
-/// α = 0.01, no calibration), and the front is its own `front` gauge (backends/gauges.h: the
+/// α = 0.01, no calibration), and the front is its own `front` gauge (case/gauge_plan.h: the
 /// farthest fluid particle with a fluid neighbour within 2 dp, plus dp/2), sampled every 5 ms.
 ///
 /// The experiment's clock. The water in the experiment was held by a gate that takes a finite
@@ -19,9 +19,9 @@
 /// unshifted errors are printed too (with α = 0.01 the simulated front leads by about 11 %,
 /// as inviscid SPH does against this experiment; the old shipped case hid it with α = 0.3).
 
-#include "backends/gauges.h"
 #include "backends/simulation.h"
 #include "case/case_reader.h"
+#include "case/gauge_plan.h"
 
 #include <gtest/gtest.h>
 

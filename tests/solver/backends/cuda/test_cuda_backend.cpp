@@ -16,6 +16,7 @@
 #include "backends/backend_checks.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
+#include "case/gauge_plan.h"
 #include "case/particles.h"
 #include "case/state_conversion.h"
 #include "io/async_output.h"

@@ -1,27 +1,33 @@
 #pragma once
 /// \file gauge_rows.h
 /// gauges.csv rows finished off the stepping thread: a pending sample (Simulation::begin_gauges)
-/// is handed over and a writer thread waits for it, turns it into values (GaugePlan::evaluate)
-/// and writes the row, in order. With gauges sampled every step this keeps the wait for the
-/// device, the CSV formatting and the write out of the step.
+/// is handed over and a writer thread waits for it, turns it into values (the evaluator given,
+/// in a run GaugePlan::evaluate of case/gauge_plan.h) and writes the row, in order. With gauges
+/// sampled every step this keeps the wait for the device, the CSV formatting and the write out of
+/// the step.
 
-#include "backends/gauges.h"
 #include "io/csv_series.h"
+#include "io/gauge_samples.h"
 
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace sluice {
 
 class GaugeRowWriter {
 public:
-    /// Both must outlive the writer.
-    GaugeRowWriter(const GaugePlan& plan, CsvSeries& csv);
+    /// Turns a sample into the row's values, one per column (NaN: no reading); called on the
+    /// writer's thread.
+    using Evaluate = std::function<std::vector<double>(const GaugeResponse&)>;
+    /// `csv` (and what `evaluate` refers to) must outlive the writer.
+    GaugeRowWriter(Evaluate evaluate, CsvSeries& csv);
     ~GaugeRowWriter(); ///< writes what is queued, then stops
     GaugeRowWriter(const GaugeRowWriter&) = delete;
     GaugeRowWriter& operator=(const GaugeRowWriter&) = delete;
@@ -35,7 +41,7 @@ public:
 private:
     void run();
 
-    const GaugePlan& plan_;
+    Evaluate evaluate_;
     CsvSeries& csv_;
     std::mutex mutex_;
     std::condition_variable changed_;

@@ -1,9 +1,9 @@
-#include "app/gauge_rows.h"
+#include "io/gauge_rows.h"
 
 namespace sluice {
 
-GaugeRowWriter::GaugeRowWriter(const GaugePlan& plan, CsvSeries& csv)
-    : plan_(plan), csv_(csv), thread_([this] { run(); }) {}
+GaugeRowWriter::GaugeRowWriter(Evaluate evaluate, CsvSeries& csv)
+    : evaluate_(std::move(evaluate)), csv_(csv), thread_([this] { run(); }) {}
 
 GaugeRowWriter::~GaugeRowWriter() {
     {
@@ -43,7 +43,7 @@ void GaugeRowWriter::run() {
         busy_ = true;
         lock.unlock();
         try {
-            csv_.write(t, plan_.evaluate(sample.get()));
+            csv_.write(t, evaluate_(sample.get()));
         } catch (...) {
             lock.lock();
             error_ = std::current_exception();

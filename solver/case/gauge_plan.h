@@ -1,5 +1,5 @@
 #pragma once
-/// \file gauges.h
+/// \file gauge_plan.h
 /// The case's <gauges> turned into backend queries and the answers into gauges.csv columns.
 ///
 /// - height: the fluid fraction φ is sampled on the vertical line every dp/4 from the bottom of
@@ -13,9 +13,10 @@
 ///   front do not count, plus half a spacing ahead of it: the water's edge (at t = 0 exactly the
 ///   face of a fluid box).
 
-#include "backends/simulation.h"
 #include "case/case_model.h"
+#include "io/gauge_samples.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ public:
     const std::vector<GaugeColumn>& columns() const { return columns_; }
     /// One value per column; NaN where the gauge has no reading.
     std::vector<double> evaluate(const GaugeResponse& response) const;
+    /// evaluate as a function (for io/gauge_rows.h); the plan must outlive it.
+    std::function<std::vector<double>(const GaugeResponse&)> evaluator() const {
+        return [this](const GaugeResponse& r) { return evaluate(r); };
+    }
 
 private:
     struct Entry {

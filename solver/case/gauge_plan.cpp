@@ -1,4 +1,4 @@
-#include "backends/gauges.h"
+#include "case/gauge_plan.h"
 
 #include <algorithm>
 #include <cmath>
