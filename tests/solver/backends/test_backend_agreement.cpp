@@ -13,7 +13,7 @@
 // above rounding and far below any modelling error.
 
 #include "backends/backend_tags.h"
-#include "backends/gauges.h"
+#include "case/gauge_plan.h"
 #include "backends/simulation.h"
 #include "support/cases.h"
 #include "support/state_difference.h"
