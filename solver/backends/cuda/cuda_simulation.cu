@@ -50,49 +50,82 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
       recorded_exclusions_(n_ - binned_), comm_(comm), slabs_(std::move(slabs)),
       total_particles_(comm ? total_particles : n_),
       capacity_(static_cast<std::uint32_t>(comm ? total_particles : n_)) {
+    const HostState host = pack_state(state, restored);
+    if (trace_)
+        std::fprintf(stderr, "[sluice cuda] %u particles, %u bins: allocating\n", n_,
+                     plan_.grid.bin_count());
+    SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : events_)
+        SLUICE_CUDA_CHECK(cudaEventCreate(&e));
+    // Everything a step touches is allocated here.
+    allocate_state();
+    if (comm_)
+        allocate_exchange();
+    host_scalars_.allocate(1);
+    choose_kernels(host.walls_at_rest);
+    if (lists_)
+        allocate_lists(c, host.fluid_speed_max);
+    if (plan_.layout == Layout::index)
+        allocate_compaction();
+    upload_state(host, state);
+    exclusions_ = ExclusionLog(total_particles_);
+    exclusions_.mark_reported(state.excluded);
+    std::array<double, D> box_lo = host.box_lo, box_hi = host.box_hi;
+    if (comm_) {
+        comm_->min(box_lo.data(), D);
+        comm_->max(box_hi.data(), D);
+    }
+    cover(box_lo, box_hi);
+    if (comm_) // a halo from the start: gauges sampled before the first step need it
+        distribute();
+    if (trace_)
+        std::fprintf(stderr, "[sluice cuda] set up\n");
+}
+
+template <int D>
+typename CudaSimulation<D>::HostState CudaSimulation<D>::pack_state(const SimulationState& state,
+                                                                    bool restored) const {
     // Packed in the state's order, except that particles outside the domain go last (the order
     // an index layout keeps; a reorder layout sorts anyway). At t = 0 the domain must hold every
     // particle (the CPU backend's rule and message); a restored state's excluded particles lie
     // outside it.
-    std::vector<std::uint32_t> order;
+    HostState h;
+    std::vector<std::uint32_t>& order = h.order;
     order.reserve(n_);
     for (int pass = 0; pass < 2; ++pass)
         for (std::uint32_t i = 0; i < n_; ++i)
             if (plan_.grid.contains(from_array3<D>(state.position[i])) == (pass == 0))
                 order.push_back(i);
-    std::vector<Vec<D>> position(n_);
-    std::vector<Float4> motion(n_);
-    std::vector<Vec<D>> velocity(n_);
-    std::vector<std::uint32_t> id(n_);
-    std::vector<float> density(n_);
+    h.position.resize(n_);
+    h.motion.resize(n_);
+    h.velocity.resize(n_);
+    h.id.resize(n_);
+    h.density.resize(n_);
     std::uint32_t outside = 0, first_outside = 0;
-    bool walls_at_rest = true;    // dry wall particles are exact only then (DryWalls)
-    double fluid_speed_max = 0.0; // m/s, the corrector's lists' first bound
     for (std::uint32_t k = 0; k < n_; ++k) {
         const std::uint32_t i = order[k];
         const Vec<D> x = from_array3<D>(state.position[i]);
         if (!plan_.grid.contains(x) && outside++ == 0)
             first_outside = i;
-        velocity[k] = from_array3<D>(state.velocity[i]);
+        h.velocity[k] = from_array3<D>(state.velocity[i]);
         if (state.type[i] != ParticleType::fluid)
             for (int a = 0; a < D; ++a)
-                walls_at_rest = walls_at_rest && velocity[k][a] == 0.0f;
+                h.walls_at_rest = h.walls_at_rest && h.velocity[k][a] == 0.0f;
         else
-            fluid_speed_max =
-                std::max(fluid_speed_max, std::sqrt(static_cast<double>(norm2(velocity[k]))));
-        id[k] = state.id[i];
-        density[k] = state.density[i];
-        pack_particle<D>(plan_.fluid, x, velocity[k], state.density[i], state.type[i], position[k],
-                         motion[k]);
+            h.fluid_speed_max =
+                std::max(h.fluid_speed_max, std::sqrt(static_cast<double>(norm2(h.velocity[k]))));
+        h.id[k] = state.id[i];
+        h.density[k] = state.density[i];
+        pack_particle<D>(plan_.fluid, x, h.velocity[k], state.density[i], state.type[i],
+                         h.position[k], h.motion[k]);
     }
-    std::array<double, D> box_lo, box_hi; // of the particles inside the domain
-    box_lo.fill(HUGE_VAL);
-    box_hi.fill(-HUGE_VAL);
+    h.box_lo.fill(HUGE_VAL);
+    h.box_hi.fill(-HUGE_VAL);
     for (std::uint32_t k = 0; k < n_; ++k)
-        if (plan_.grid.contains(plain_position(position[k])))
+        if (plan_.grid.contains(plain_position(h.position[k])))
             for (int a = 0; a < D; ++a) {
-                box_lo[a] = std::min<double>(box_lo[a], position[k][a]);
-                box_hi[a] = std::max<double>(box_hi[a], position[k][a]);
+                h.box_lo[a] = std::min<double>(h.box_lo[a], h.position[k][a]);
+                h.box_hi[a] = std::max<double>(h.box_hi[a], h.position[k][a]);
             }
     const std::uint64_t outside_anywhere = comm_ ? comm_->sum(std::uint64_t{outside}) : outside;
     if (outside_anywhere && !restored) {
@@ -104,14 +137,11 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         msg << "; the domain must contain every particle";
         throw std::invalid_argument(msg.str());
     }
+    return h;
+}
 
-    if (trace_)
-        std::fprintf(stderr, "[sluice cuda] %u particles, %u bins: allocating\n", n_,
-                     plan_.grid.bin_count());
-    SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    for (cudaEvent_t& e : events_)
-        SLUICE_CUDA_CHECK(cudaEventCreate(&e));
-    // Everything a step touches is allocated here.
+template <int D>
+void CudaSimulation<D>::allocate_state() {
     builder_.reserve(capacity_, plan_.grid.bin_count());
     position_[0].allocate(capacity_, account_);
     if (plan_.layout == Layout::index || comm_) // several GPUs: distribute() writes the other
@@ -121,7 +151,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         id_[b].allocate(capacity_, account_);
     }
     derivatives_.allocate(capacity_, account_);
-    const bool symplectic = plan_.integrator == IntegratorKind::symplectic;
+    const bool symplectic = plan_.symplectic();
     if (symplectic)
         previous_position_.allocate(capacity_, account_);
     for (int b = 0; b < (symplectic ? 1 : 2); ++b) {
@@ -129,34 +159,39 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         previous_density_[b].allocate(capacity_, account_);
     }
     scalars_.allocate(1, account_);
-    if (comm_) {
-        for (int b = 0; b < 2; ++b) {
-            tags_[b].allocate(capacity_, account_);
-            keys_[b].allocate(capacity_, account_);
-        }
-        for (DeviceArray<std::uint32_t>& o : order_)
-            o.allocate(capacity_, account_);
-        SLUICE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-            nullptr, sort_temp_bytes_, static_cast<const std::uint8_t*>(nullptr),
-            static_cast<std::uint8_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
-            static_cast<std::uint32_t*>(nullptr), static_cast<int>(capacity_), 0, 3));
-        sort_temp_.allocate(std::max<std::size_t>(sort_temp_bytes_, 1), account_);
-        class_counts_.allocate(8, account_);
-        host_counts_.allocate(8);
-        send_records_.allocate(capacity_, account_);
-        receive_records_.allocate(capacity_, account_);
-        halo_index_.allocate(capacity_, account_);
-        sent_index_.allocate(capacity_, account_);
-        column_counts_.allocate(2 * static_cast<std::size_t>(bin_columns(slabs_)), account_);
-        SLUICE_CUDA_CHECK(
-            cudaMemsetAsync(tags_[0].get(), 0xff, capacity_ * sizeof(std::uint32_t), stream_));
-        try {
-            nccl_ = std::make_unique<NcclComm>(*comm_);
-        } catch (const TransportUnavailable& e) {
-            throw BackendUnavailable(e.what());
-        }
+}
+
+template <int D>
+void CudaSimulation<D>::allocate_exchange() {
+    for (int b = 0; b < 2; ++b) {
+        tags_[b].allocate(capacity_, account_);
+        keys_[b].allocate(capacity_, account_);
     }
-    host_scalars_.allocate(1);
+    for (DeviceArray<std::uint32_t>& o : order_)
+        o.allocate(capacity_, account_);
+    SLUICE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        nullptr, sort_temp_bytes_, static_cast<const std::uint8_t*>(nullptr),
+        static_cast<std::uint8_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
+        static_cast<std::uint32_t*>(nullptr), static_cast<int>(capacity_), 0, 3));
+    sort_temp_.allocate(std::max<std::size_t>(sort_temp_bytes_, 1), account_);
+    class_counts_.allocate(8, account_);
+    host_counts_.allocate(8);
+    send_records_.allocate(capacity_, account_);
+    receive_records_.allocate(capacity_, account_);
+    halo_index_.allocate(capacity_, account_);
+    sent_index_.allocate(capacity_, account_);
+    column_counts_.allocate(2 * static_cast<std::size_t>(bin_columns(slabs_)), account_);
+    SLUICE_CUDA_CHECK(
+        cudaMemsetAsync(tags_[0].get(), 0xff, capacity_ * sizeof(std::uint32_t), stream_));
+    try {
+        nccl_ = std::make_unique<NcclComm>(*comm_);
+    } catch (const TransportUnavailable& e) {
+        throw BackendUnavailable(e.what());
+    }
+}
+
+template <int D>
+void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     // The in-step walk takes a row of bins as one range of a reorder layout (halo copies walk
     // with their warps and query nothing). Over several GPUs each chooses for itself: the
     // kernels sum alike, so a choice changes the state by rounding only.
@@ -167,7 +202,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
                 options_.stage_timing;
     walls_at_rest_ = walls_at_rest;
-    dry_walls_ = options_.skip_dry_walls && symplectic && plan_.layout == Layout::reorder &&
+    dry_walls_ = options_.skip_dry_walls && plan_.symplectic() && plan_.layout == Layout::reorder &&
                  walls_at_rest && MonaghanMolteniModel::matches(plan_.fluid) &&
                  options_.interaction != CudaInteraction::queued;
     if (dry_walls_) {
@@ -191,66 +226,62 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     // Several GPUs: a halo copy keeps its index from the predictor's pass to the corrector's
     // (refresh_halo rewrites its data in place), and the largest speed is every GPU's.
     lists_ = plan_.corrector == CorrectorNeighbours::lists;
-    if (lists_) {
-        list_capacity_ = options_.corrector_list_entries > 0 ? options_.corrector_list_entries
-                                                             : corrector_list_capacity(c);
-        // time_step (integrators.h) from the same float constants: dt ≤ cfl · h / c0.
-        const double dt_bound = options_.corrector_list_dt_scale * plan_.cfl *
-                                static_cast<double>(plan_.fluid.h) /
-                                static_cast<double>(plan_.fluid.c0);
-        list_dt_bound_ = std::nextafter(static_cast<float>(dt_bound), HUGE_VALF);
-        // The state's largest fluid speed, every GPU's (the halo's particles are the neighbour
-        // GPUs' own); after each step, the corrector's.
-        const double speed = comm_ ? comm_->max(fluid_speed_max) : fluid_speed_max;
-        list_speed_max_ = static_cast<float>(speed * (1.0 + 1e-5));
-        // Whole blocks of the interaction kernel: every thread of its grid writes a count.
-        const std::size_t slots =
-            static_cast<std::size_t>(blocks_for(capacity_, interaction_block)) * interaction_block;
-        list_indices_.allocate(slots * list_capacity_, account_);
-        list_counts_.allocate(slots, account_);
-    }
-    if (plan_.layout == Layout::index) {
-        SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
-            nullptr, partition_temp_bytes_, static_cast<const std::uint32_t*>(nullptr),
-            static_cast<const unsigned char*>(nullptr), static_cast<std::uint32_t*>(nullptr),
-            static_cast<std::uint32_t*>(nullptr), static_cast<int>(capacity_)));
-        partition_temp_.allocate(std::max<std::size_t>(partition_temp_bytes_, 1), account_);
-        partition_count_.allocate(1, account_);
-        static_assert(sizeof(Float4) >= 2 * sizeof(std::uint32_t) + 1,
-                      "the compaction's scratch arrays must fit in the derivatives");
-    }
+}
 
-    upload(position_[0].get(), position, stream_);
-    upload(motion_[0].get(), motion, stream_);
-    upload(id_[0].get(), id, stream_);
-    if (!symplectic) { // Verlet's step n−1: saved, or at t = 0 the initial state itself
+template <int D>
+void CudaSimulation<D>::allocate_lists(const Case& c, double fluid_speed_max) {
+    list_capacity_ = options_.corrector_list_entries > 0 ? options_.corrector_list_entries
+                                                         : corrector_list_capacity(c);
+    // time_step (integrators.h) from the same float constants: dt ≤ cfl · h / c0.
+    const double dt_bound = options_.corrector_list_dt_scale * plan_.cfl *
+                            static_cast<double>(plan_.fluid.h) /
+                            static_cast<double>(plan_.fluid.c0);
+    list_dt_bound_ = std::nextafter(static_cast<float>(dt_bound), HUGE_VALF);
+    // The state's largest fluid speed, every GPU's (the halo's particles are the neighbour
+    // GPUs' own); after each step, the corrector's.
+    const double speed = comm_ ? comm_->max(fluid_speed_max) : fluid_speed_max;
+    list_speed_max_ = static_cast<float>(speed * (1.0 + 1e-5));
+    // Whole blocks of the interaction kernel: every thread of its grid writes a count.
+    const std::size_t slots =
+        static_cast<std::size_t>(blocks_for(capacity_, interaction_block)) * interaction_block;
+    list_indices_.allocate(slots * list_capacity_, account_);
+    list_counts_.allocate(slots, account_);
+}
+
+template <int D>
+void CudaSimulation<D>::allocate_compaction() {
+    SLUICE_CUDA_CHECK(cub::DevicePartition::Flagged(
+        nullptr, partition_temp_bytes_, static_cast<const std::uint32_t*>(nullptr),
+        static_cast<const unsigned char*>(nullptr), static_cast<std::uint32_t*>(nullptr),
+        static_cast<std::uint32_t*>(nullptr), static_cast<int>(capacity_)));
+    partition_temp_.allocate(std::max<std::size_t>(partition_temp_bytes_, 1), account_);
+    partition_count_.allocate(1, account_);
+    static_assert(sizeof(Float4) >= 2 * sizeof(std::uint32_t) + 1,
+                  "the compaction's scratch arrays must fit in the derivatives");
+}
+
+template <int D>
+void CudaSimulation<D>::upload_state(const HostState& h, const SimulationState& state) {
+    upload(position_[0].get(), h.position, stream_);
+    upload(motion_[0].get(), h.motion, stream_);
+    upload(id_[0].get(), h.id, stream_);
+    if (!plan_.symplectic()) { // Verlet's step n−1: saved, or at t = 0 the initial state itself
         if (!state.previous_velocity.empty()) {
             std::vector<Vec<D>> previous(n_);
             std::vector<float> previous_density(n_);
             for (std::uint32_t k = 0; k < n_; ++k) {
-                previous[k] = from_array3<D>(state.previous_velocity[order[k]]);
-                previous_density[k] = state.previous_density[order[k]];
+                previous[k] = from_array3<D>(state.previous_velocity[h.order[k]]);
+                previous_density[k] = state.previous_density[h.order[k]];
             }
             upload(previous_velocity_[0].get(), previous, stream_);
             upload(previous_density_[0].get(), previous_density, stream_);
         } else {
-            upload(previous_velocity_[0].get(), velocity, stream_);
-            upload(previous_density_[0].get(), density, stream_);
+            upload(previous_velocity_[0].get(), h.velocity, stream_);
+            upload(previous_density_[0].get(), h.density, stream_);
         }
     }
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    exclusions_ = ExclusionLog(total_particles_);
-    exclusions_.mark_reported(state.excluded);
-    if (comm_) {
-        comm_->min(box_lo.data(), D);
-        comm_->max(box_hi.data(), D);
-    }
-    cover(box_lo, box_hi);
-    if (comm_) // a halo from the start: gauges sampled before the first step need it
-        distribute();
-    if (trace_)
-        std::fprintf(stderr, "[sluice cuda] set up\n");
 }
 
 template <int D>

@@ -106,6 +106,29 @@ private:
     /// particles are looked at and certified there), the corrector's (they are only skipped),
     /// or any other (Verlet's: none is skipped).
     void interact(InteractionRole role);
+    // Set-up (cuda_simulation.cu), in the constructor's order.
+    /// The state on the host in the device's layout: particles inside the domain first (their
+    /// order kept), packed (packed_particles.h); the box of those inside; whether every wall
+    /// particle rests, and the largest fluid speed (m/s).
+    struct HostState {
+        std::vector<std::uint32_t> order; ///< state index of each packed particle
+        std::vector<Vec<D>> position, velocity;
+        std::vector<Float4> motion;
+        std::vector<std::uint32_t> id;
+        std::vector<float> density;
+        std::array<double, D> box_lo{}, box_hi{};
+        bool walls_at_rest = true;    ///< dry wall particles are exact only then (DryWalls)
+        double fluid_speed_max = 0.0; ///< the corrector's lists' first bound
+    };
+    /// \throws std::invalid_argument when a particle lies outside the domain at t = 0.
+    HostState pack_state(const SimulationState& state, bool restored) const;
+    void allocate_state();
+    void allocate_exchange(); ///< several GPUs: exchange buffers and NCCL
+    /// The interaction scheme (in step, adaptive), the dry wall particles and the lists.
+    void choose_kernels(bool walls_at_rest);
+    void allocate_lists(const Case& c, double fluid_speed_max);
+    void allocate_compaction(); ///< index layout: CUB's partition of excluded particles
+    void upload_state(const HostState& h, const SimulationState& state);
     /// The executor: one overload per pass of the plan (cuda_simulation.cu).
     struct PassRunner;
     /// TimeStep: dt from the interaction pass's maxima, on the device.
