@@ -3,6 +3,7 @@
 
 #include "app/bench.h"
 
+#include "app/step_loop.h"
 #include "case/case_override.h"
 #include "case/case_reader.h"
 #include "io/checkpoint.h"
@@ -75,95 +76,75 @@ std::map<std::uint32_t, std::array<float, 3>> gather_positions(const Communicato
     return out;
 }
 
-} // namespace
+/// One module's timing over every process (collective).
+struct ProcessesResult {
+    std::string module;
+    double ms_per_step = 0.0; ///< wall, between barriers
+    double mparticle_steps = 0.0;
+    std::vector<std::vector<double>> processes; ///< particles, then ms/step per stage
+    double max_dx_over_dp = 0.0;
+    std::string faces;
+};
 
-int run_bench_processes(const BenchOptions& options, const Communicator& comm, std::ostream& out) {
-    if (options.steps < 1)
-        throw std::invalid_argument("--steps expects a positive number of steps, got " +
-                                    std::to_string(options.steps));
-    if (options.end_time || options.from_state || options.output_interval || options.gauges)
-        throw std::invalid_argument(
-            "over several processes, 'sluice bench' times the steps from t = 0 without output "
-            "or gauges: leave out --end-time, --from-state, --output-interval and --gauges (or "
-            "run it in one process)");
-    const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
-    Case c = read_case(options.case_path);
-    if (options.dp)
-        apply_dp_override(c, *options.dp);
-    if (options.balance_interval)
-        c.run.balance_interval = *options.balance_interval;
-    const bool root = comm.is_root();
-
-    struct Result {
-        std::string module;
-        double ms_per_step = 0.0; ///< wall, between barriers
-        double mparticle_steps = 0.0;
-        std::vector<std::vector<double>> processes; ///< particles, then ms/step per stage
-        double max_dx_over_dp = 0.0;
-        std::string faces;
-    };
-    std::vector<Result> results;
-    std::map<std::uint32_t, std::array<float, 3>> reference;
-    std::uint64_t particles = 0;
-    for (const NeighbourModule& module : modules) {
-        Case mc = c;
-        mc.neighbours = module;
-        // On GPUs with the bench's CUDA options (--interaction, --dry-walls).
-        BackendOptions backend(options.backend);
-        backend.cuda = options.cuda;
-        const std::unique_ptr<Simulation> sim = make_simulation(mc, backend, comm);
-        for (int k = 0; k < options.warmup_steps; ++k)
-            sim->step();
-        const StageTimes before = sim->stage_times();
-        comm.barrier();
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < options.steps; ++k)
-            sim->step();
-        comm.barrier();
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const StageTimes after = sim->stage_times();
-        const ParticleCounts own = sim->counts();
-        std::vector<double> mine = {static_cast<double>(own.fluid + own.boundary)};
-        for (const char* stage : process_stages)
-            mine.push_back(1e3 * (seconds_of(after, stage) - seconds_of(before, stage)) /
-                           options.steps);
-        Result r;
-        r.module = module.name();
-        r.processes = gather(comm, mine);
-        particles = comm.sum(std::uint64_t{own.fluid + own.boundary + own.excluded});
-        r.ms_per_step = 1e3 * comm.max(seconds) / options.steps;
-        r.mparticle_steps =
-            static_cast<double>(particles) * options.steps / comm.max(seconds) / 1e6;
-        const SlabDecomposition d = *sim->decomposition();
-        std::ostringstream faces;
-        for (int k = 1; k < d.ranks(); ++k)
-            faces << (k > 1 ? " " : "") << std::setprecision(4)
-                  << d.faces[static_cast<std::size_t>(k)];
-        r.faces = faces.str();
-        const auto positions = gather_positions(comm, sim->snapshot());
-        if (reference.empty())
-            reference = positions;
-        for (const auto& [id, x] : positions) {
-            const auto it = reference.find(id);
-            if (it == reference.end()) {
-                r.max_dx_over_dp = HUGE_VAL;
-                continue;
-            }
-            for (int a = 0; a < 3; ++a)
-                r.max_dx_over_dp =
-                    std::max<double>(r.max_dx_over_dp, std::fabs(x[a] - it->second[a]) / c.dp);
-        }
-        if (positions.size() != reference.size())
+/// Times `module` on case c over comm (collective); its final positions are compared with
+/// `reference` (the first module's, set by the first call). `particles`: the run's total.
+ProcessesResult time_module(const Case& c, const NeighbourModule& module,
+                            const BenchOptions& options, const Communicator& comm,
+                            std::map<std::uint32_t, std::array<float, 3>>& reference,
+                            std::uint64_t& particles) {
+    Case mc = c;
+    mc.neighbours = module;
+    // On GPUs with the bench's CUDA options (--interaction, --dry-walls).
+    BackendOptions backend(options.backend);
+    backend.cuda = options.cuda;
+    const std::unique_ptr<Simulation> sim = make_simulation(mc, backend, comm);
+    StepLoop loop(*sim);
+    loop.advance_steps(static_cast<std::uint64_t>(options.warmup_steps));
+    const StageTimes before = sim->stage_times();
+    comm.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    loop.advance_steps(static_cast<std::uint64_t>(options.steps));
+    comm.barrier();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const StageTimes after = sim->stage_times();
+    const ParticleCounts own = sim->counts();
+    std::vector<double> mine = {static_cast<double>(own.fluid + own.boundary)};
+    for (const char* stage : process_stages)
+        mine.push_back(1e3 * (seconds_of(after, stage) - seconds_of(before, stage)) /
+                       options.steps);
+    ProcessesResult r;
+    r.module = module.name();
+    r.processes = gather(comm, mine);
+    particles = comm.sum(std::uint64_t{own.fluid + own.boundary + own.excluded});
+    r.ms_per_step = 1e3 * comm.max(seconds) / options.steps;
+    r.mparticle_steps = static_cast<double>(particles) * options.steps / comm.max(seconds) / 1e6;
+    const SlabDecomposition d = *sim->decomposition();
+    std::ostringstream faces;
+    for (int k = 1; k < d.ranks(); ++k)
+        faces << (k > 1 ? " " : "") << std::setprecision(4) << d.faces[static_cast<std::size_t>(k)];
+    r.faces = faces.str();
+    const auto positions = gather_positions(comm, sim->snapshot());
+    if (reference.empty())
+        reference = positions;
+    for (const auto& [id, x] : positions) {
+        const auto it = reference.find(id);
+        if (it == reference.end()) {
             r.max_dx_over_dp = HUGE_VAL;
-        results.push_back(std::move(r));
+            continue;
+        }
+        for (int a = 0; a < 3; ++a)
+            r.max_dx_over_dp =
+                std::max<double>(r.max_dx_over_dp, std::fabs(x[a] - it->second[a]) / c.dp);
     }
+    if (positions.size() != reference.size())
+        r.max_dx_over_dp = HUGE_VAL;
+    return r;
+}
 
-    bool all_agree = true;
-    for (const Result& r : results)
-        all_agree = all_agree && r.max_dx_over_dp <= options.tolerance;
-    if (!root)
-        return all_agree ? 0 : 1;
+void print_processes_report(std::ostream& out, const Case& c, const BenchOptions& options,
+                            const Communicator& comm, std::uint64_t particles,
+                            const std::vector<ProcessesResult>& results) {
     out << "sluice bench: " << c.name << " (" << c.dimension << "D), " << particles
         << " particles over " << comm.size() << " processes ("
         << (options.backend == Backend::cuda ? "a GPU each" : "CPU backend") << "), "
@@ -173,7 +154,7 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
                 ? "every " + std::to_string(c.run.balance_interval) + " steps"
                 : std::string("never"))
         << "\n\n";
-    for (const Result& r : results) {
+    for (const ProcessesResult& r : results) {
         out << "### " << r.module << ": " << fixed3(r.ms_per_step) << " ms/step, "
             << fixed3(r.mparticle_steps) << " M particle-steps/s, max dx/dp vs "
             << results.front().module << " = " << r.max_dx_over_dp
@@ -193,15 +174,18 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     out << "ms/step: the wall time of the timed steps (between barriers) over their number; a "
            "process's stages in ms per step (waiting: in the reductions over every process, "
            "mostly for the slowest).\n";
-    const std::string csv_path =
-        options.csv_path.empty() ? "bench_" + c.name + "_processes.csv" : options.csv_path;
+}
+
+/// \throws std::runtime_error when `path` cannot be written.
+void write_processes_csv(const std::string& csv_path, const Case& c, const Communicator& comm,
+                         std::uint64_t particles, const std::vector<ProcessesResult>& results) {
     std::ofstream csv(csv_path);
     csv << "case,particles,processes,module,ms_per_step,mparticle_steps_per_s,max_dx_over_dp,"
            "process,process_particles";
     for (const char* stage : process_stages)
         csv << ',' << stage << "_ms";
     csv << '\n' << std::setprecision(9);
-    for (const Result& r : results)
+    for (const ProcessesResult& r : results)
         for (std::size_t p = 0; p < r.processes.size(); ++p) {
             csv << c.name << ',' << particles << ',' << comm.size() << ',' << r.module << ','
                 << r.ms_per_step << ',' << r.mparticle_steps << ',' << r.max_dx_over_dp << ',' << p;
@@ -211,6 +195,40 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
         }
     if (!csv)
         throw std::runtime_error("cannot write the bench CSV " + csv_path);
+}
+
+} // namespace
+
+int run_bench_processes(const BenchOptions& options, const Communicator& comm, std::ostream& out) {
+    if (options.steps < 1)
+        throw std::invalid_argument("--steps expects a positive number of steps, got " +
+                                    std::to_string(options.steps));
+    if (options.end_time || options.from_state || options.output_interval || options.gauges)
+        throw std::invalid_argument(
+            "over several processes, 'sluice bench' times the steps from t = 0 without output "
+            "or gauges: leave out --end-time, --from-state, --output-interval and --gauges (or "
+            "run it in one process)");
+    const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
+    Case c = read_case(options.case_path);
+    if (options.dp)
+        apply_dp_override(c, *options.dp);
+    if (options.balance_interval)
+        c.run.balance_interval = *options.balance_interval;
+
+    std::vector<ProcessesResult> results;
+    std::map<std::uint32_t, std::array<float, 3>> reference;
+    std::uint64_t particles = 0;
+    for (const NeighbourModule& module : modules)
+        results.push_back(time_module(c, module, options, comm, reference, particles));
+    bool all_agree = true;
+    for (const ProcessesResult& r : results)
+        all_agree = all_agree && r.max_dx_over_dp <= options.tolerance;
+    if (!comm.is_root())
+        return all_agree ? 0 : 1;
+    print_processes_report(out, c, options, comm, particles, results);
+    const std::string csv_path =
+        options.csv_path.empty() ? "bench_" + c.name + "_processes.csv" : options.csv_path;
+    write_processes_csv(csv_path, c, comm, particles, results);
     out << "CSV: " << csv_path << "\n";
     return all_agree ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 #include "app/tune.h"
 
+#include "app/step_loop.h"
 #include "case/particles.h"
 #include "case/state_conversion.h"
 
@@ -59,12 +60,13 @@ TuneReport tune_neighbours(const Case& c, const TuneOptions& options,
         Case mc = c;
         mc.neighbours = module;
         std::unique_ptr<Simulation> sim = make_simulation(mc, options.backend, from);
-        for (int k = 0; k < options.warmup_steps; ++k)
-            sim->step();
+        StepLoop loop(*sim); // no cadences: nothing but the steps is timed
+        loop.advance_steps(static_cast<std::uint64_t>(options.warmup_steps));
         std::vector<double> ms;
         for (int k = 0; k < options.steps; ++k) {
             const auto t0 = Clock::now();
-            sim->step(); // returns once the step is done (the backends wait for the device)
+            loop.advance_steps(
+                1); // returns once the step is done (the backends wait for the device)
             ms.push_back(1e3 * seconds_since(t0));
         }
         report.ranking.push_back({module, median(ms)});

@@ -1,0 +1,305 @@
+#include "app/run.h"
+
+#include "app/collectives.h"
+#include "parallel/communicator.h"
+
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <sstream>
+
+namespace sluice {
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_interrupt(int) {
+    interrupted = true;
+}
+
+double seconds_since(Run::Clock::time_point t0) {
+    return std::chrono::duration<double>(Run::Clock::now() - t0).count();
+}
+
+} // namespace
+
+void Run::start_summary() {
+    summary_.case_name = c_.name;
+    summary_.case_file = o_.case_path;
+    summary_.backend = sim_->backend_name();
+    summary_.neighbour_module = c_.neighbours.name();
+    if (tuning_)
+        summary_.tuning = tuning_->summary();
+    summary_.end_time = c_.run.end_time;
+    summary_.initial = run_counts(*sim_, comm_);
+    summary_.dp = c_.dp;
+    summary_.smoothing_length = sim_->constants().h;
+    summary_.speed_of_sound = sim_->constants().speed_of_sound;
+    if (restart_) {
+        const Checkpoint& k = restart_->checkpoint;
+        summary_.restart_file = k.source.string();
+        summary_.restart_time = k.state.time;
+        summary_.restart_step = k.state.steps;
+        summary_.restart_processes =
+            restart_->regrouped_from ? restart_->regrouped_from : k.processes;
+    }
+    excluded_count_ = summary_.initial.excluded;
+    diagnostics_constants_ = {sim_->constants().mass, c_.constants.gravity,
+                              summary_.initial.fluid + summary_.initial.boundary +
+                                  summary_.initial.excluded};
+}
+
+void Run::print_header() {
+    out_ << "sluice: " << c_.name << " (" << c_.dimension << "D), " << summary_.initial.fluid
+         << " fluid + " << summary_.initial.boundary << " boundary particles, "
+         << summary_.neighbour_module << " on " << summary_.backend;
+    if (restart_)
+        out_ << ", restarting at t = " << sim_->time() << " s (step " << sim_->steps() << ")";
+    if (restart_ && restart_->regrouped_from)
+        out_ << " from the checkpoint of " << restart_->regrouped_from
+             << (restart_->regrouped_from == 1 ? " process" : " processes");
+    out_ << ", to t = " << c_.run.end_time << " s\n";
+    if (comm_) {
+        const SlabDecomposition d = *sim_->decomposition();
+        out_ << "sluice: " << comm_->size() << " processes, slabs along "
+             << axis_name(c_.dimension, d.axis) << " with faces at";
+        for (int k = 1; k < d.ranks(); ++k)
+            out_ << (k > 1 ? ", " : " ") << d.faces[static_cast<std::size_t>(k)];
+        out_ << " m, halo " << d.halo_width << " m\n";
+    }
+}
+
+/// Output off the critical path (io/run_output.h); the cadences of the loop (step_loop.h):
+/// output times are k·interval, a snapshot is written at the first step that reaches one.
+void Run::open_output() {
+    RunOutputSettings s;
+    s.directory = output_dir_;
+    s.case_name = c_.name;
+    s.format = c_.output.format;
+    s.boundary_only_first = c_.output.boundary_only_first;
+    s.writers = c_.output.writers ? c_.output.writers : default_writer_count();
+    s.diagnostics = diagnostics_constants_;
+    std::uint64_t next_output = 1;
+    const std::optional<double> interval = c_.run.checkpoint_interval;
+    double next_checkpoint_time = interval ? *interval : 0.0;
+    if (restart_) {
+        const Checkpoint& k = restart_->checkpoint;
+        s.resume_times = k.output_times;
+        s.regrouped = restart_->regrouped_from != 0;
+        s.resume_after = k.state.time;
+        next_output = k.next_output;
+        output_times_ = k.output_times;
+        if (interval)
+            next_checkpoint_time = k.state.time < k.next_checkpoint_time
+                                       ? k.next_checkpoint_time
+                                       : (std::floor(k.state.time / *interval) + 1) * *interval;
+    }
+    output_ = std::make_unique<RunOutput>(
+        s, comm_ ? std::optional<OutputGroup>(output_group(*comm_)) : std::nullopt);
+    loop_.snapshots(Cadence::multiples(c_.run.output_interval, next_output), [this] {
+        write_snapshot();
+        if (c_.run.checkpoint_interval)
+            last_good_ = make_checkpoint(sim_->save_state());
+    });
+    if (interval)
+        loop_.checkpoints(Cadence::running(*interval, next_checkpoint_time), [this] {
+            store_checkpoint(make_checkpoint(sim_->save_state()), "interval");
+        });
+    loop_.on_step([this] { return after_step(); });
+    loop_.progress(progress_);
+    open_gauges();
+}
+
+/// gauges.csv: sampled every <gauges interval> on the backend, written as the run goes. A
+/// sample is begun after the step that reaches its time; the row writer's thread waits for it
+/// and writes its row while the simulation steps on.
+void Run::open_gauges() {
+    if (c_.gauges.interval <= 0.0)
+        return;
+    gauge_plan_ = std::make_unique<GaugePlan>(c_, sim_->constants().support);
+    std::vector<std::string> comments = {
+        "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
+            " s (cases/README.md: height = 1/2-level of the fluid fraction, probe = "
+            "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
+            "within 2 dp); empty = no fluid there",
+        "t: s"};
+    std::vector<std::string> names;
+    for (const GaugeColumn& col : gauge_plan_->columns()) {
+        comments.push_back(col.name + ": " + col.unit);
+        names.push_back(col.name);
+    }
+    output_->open_gauges(comments, names, gauge_plan_->evaluator());
+    const std::uint64_t next_gauge =
+        restart_ ? static_cast<std::uint64_t>(
+                       std::floor(sim_->time() / c_.gauges.interval * (1.0 + 1e-12))) +
+                       1
+                 : 0;
+    loop_.gauges(Cadence::multiples(c_.gauges.interval, next_gauge), [this] {
+        const auto t0 = Clock::now();
+        // Several processes: every one takes part in the sample, the first writes the row.
+        output_->submit_gauges(sim_->time(), sim_->begin_gauges(gauge_plan_->request()));
+        gauge_seconds_ += seconds_since(t0);
+    });
+}
+
+Checkpoint Run::make_checkpoint(SimulationState state) const {
+    Checkpoint k;
+    k.case_name = c_.name;
+    k.dp = c_.dp;
+    k.integrator = to_string(c_.physics.integrator);
+    k.state = std::move(state);
+    k.next_output = loop_.next_output();
+    k.output_times = output_times_;
+    k.next_checkpoint_time = c_.run.checkpoint_interval ? loop_.next_checkpoint_time() : 0.0;
+    if (comm_) {
+        const SlabDecomposition d = *sim_->decomposition();
+        k.process = static_cast<std::uint32_t>(comm_->rank());
+        k.processes = static_cast<std::uint32_t>(comm_->size());
+        k.total_particles = diagnostics_constants_.particles;
+        k.slab_axis = d.axis;
+        k.slab_faces = d.faces;
+    }
+    return k;
+}
+
+void Run::store_checkpoint(const Checkpoint& k, const char* why) {
+    const auto t0 = Clock::now();
+    output_->flush(); // every gauge row and snapshot the checkpoint lists is on disk before it is
+    output_->publish_complete_pieces(); // ... and listed in the .pvd
+    const std::filesystem::path path = write_checkpoint(output_dir_, k);
+    ++summary_.checkpoints;
+    last_checkpoint_step_ = k.state.steps;
+    checkpoint_seconds_ += seconds_since(t0);
+    std::ostringstream line;
+    line << "checkpoint (" << why << ") at t = " << k.state.time << " s, step " << k.state.steps
+         << ": " << path.string();
+    progress_.log_line(line.str());
+}
+
+void Run::write_snapshot() {
+    const auto t0 = Clock::now();
+    if (comm_)
+        output_->submit_piece(sim_->snapshot());
+    else
+        output_->submit(sim_->begin_snapshot());
+    output_times_.push_back(sim_->time());
+    output_seconds_ += seconds_since(t0);
+}
+
+/// The exclusions of the step, reported; whether the run was interrupted.
+bool Run::after_step() {
+    std::vector<Exclusion> exclusions = sim_->take_exclusions();
+    bool stop = interrupted;
+    if (comm_)
+        stop = combine_step_flags(*comm_, stop, exclusions);
+    for (const Exclusion& e : exclusions) {
+        ++excluded_count_;
+        std::ostringstream line;
+        line << "t = " << e.time << " s (step " << e.step << "): fluid particle " << e.id
+             << " left the domain at (" << e.position[0] << ", " << e.position[1] << ", "
+             << e.position[2] << ") m and is excluded (" << excluded_count_ << " in all)";
+        progress_.log_line(line.str());
+    }
+    return stop;
+}
+
+void Run::finish_summary(const std::string& status, const std::string& failure) {
+    output_->flush();
+    summary_.status = status;
+    summary_.failure = failure;
+    summary_.final_counts = run_counts(*sim_, comm_);
+    summary_.steps = sim_->steps();
+    summary_.simulated_time = sim_->time();
+    summary_.stages = sim_->stage_times();
+    summary_.stages.emplace_back("output", output_seconds_);
+    summary_.stages.emplace_back("gauges_host", gauge_seconds_);
+    summary_.stages.emplace_back("checkpoints", checkpoint_seconds_);
+    if (tuning_)
+        summary_.stages.emplace_back("neighbour_tuning", tuning_->seconds);
+    summary_.snapshots = output_->snapshots();
+    output_->publish_complete_pieces(); // every piece is on disk (flushed above): list them all
+    const auto [bytes, writer_seconds] = output_->summed_totals();
+    summary_.output = {to_string(c_.output.format.compressor),
+                       c_.output.format.level,
+                       fields_to_string(c_.output.format),
+                       c_.output.boundary_only_first ? "first" : "every",
+                       output_->writers(),
+                       bytes,
+                       writer_seconds};
+    if (comm_)
+        summary_.decomposition = decomposition_summary(c_, *sim_, *comm_);
+    summary_.wall_time = seconds_since(wall_start_);
+    summary_.particle_steps =
+        static_cast<double>(summary_.initial.fluid + summary_.initial.boundary +
+                            summary_.initial.excluded) *
+        static_cast<double>(sim_->steps() - summary_.restart_step);
+    if (root_)
+        write_summary_json(output_dir_ / "summary.json", summary_);
+}
+
+/// Several processes: every one meets the failure at the same step (the check is collective)
+/// and writes its piece of the failing state.
+int Run::failed(const SimulationFailure& failure) {
+    progress_.finish();
+    if (root_)
+        std::cerr << "sluice: " << failure.what() << "\n";
+    const std::filesystem::path path = output_->write_failure(sim_->snapshot());
+    if (root_)
+        std::cerr << "sluice: failing state written to " << path.string()
+                  << "; the last good output is kept in " << c_.run.output_dir << "\n";
+    if (last_good_) {
+        store_checkpoint(*last_good_, "last output before the failure");
+        if (root_)
+            std::cerr << "sluice: continue from t = " << last_good_->state.time
+                      << " s with --restart " << output_dir_.string() << "\n";
+    }
+    finish_summary("failed", failure.what());
+    return exit_simulation_failure;
+}
+
+int Run::stopped() {
+    progress_.finish();
+    if (root_)
+        std::cerr << "sluice: interrupted at t = " << sim_->time()
+                  << " s; writing a last snapshot and a checkpoint\n";
+    write_snapshot();
+    store_checkpoint(make_checkpoint(sim_->save_state()), "interrupted");
+    if (root_)
+        std::cerr << "sluice: continue with --restart " << output_dir_.string() << "\n";
+    finish_summary("interrupted", "interrupted by signal");
+    return exit_interrupted;
+}
+
+int Run::execute() {
+    start_summary();
+    print_header();
+    open_output();
+    progress_.start_from(sim_->time(), sim_->steps());
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    if (!restart_)
+        write_snapshot();
+    loop_.sample_gauges_if_due();
+    try {
+        if (loop_.advance_to(c_.run.end_time, 1e-12 * c_.run.end_time) ==
+            StepLoop::Outcome::stopped)
+            return stopped();
+    } catch (const SimulationFailure& failure) {
+        return failed(failure);
+    }
+    progress_.finish();
+    if (output_times_.empty() || output_times_.back() < sim_->time())
+        write_snapshot();
+    // So that the run can be continued to a later end time (unless the interval just did).
+    if (c_.run.checkpoint_interval && last_checkpoint_step_ != sim_->steps())
+        store_checkpoint(make_checkpoint(sim_->save_state()), "end of run");
+    finish_summary("completed", ""); // flushes the writer first
+    out_ << "sluice: done, " << sim_->steps() << " steps to t = " << sim_->time() << " s in "
+         << summary_.wall_time << " s wall; " << output_->snapshots() << " snapshots, "
+         << summary_.final_counts.excluded << " particle(s) excluded\n"
+         << performance_lines(summary_) << decomposition_lines(summary_) << "sluice: open "
+         << (output_dir_ / (c_.name + ".pvd")).string() << " in ParaView\n";
+    return exit_ok;
+}
+
+} // namespace sluice
