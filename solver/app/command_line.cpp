@@ -63,172 +63,186 @@ std::string help_of(const CLI::App& app, const CLI::Error& e) {
     return out.str();
 }
 
-} // namespace
-
-Options parse_options(int argc, char** argv) {
-    Options o;
-    CLI::App app(program_description, "sluice");
-    app.set_version_flag("--version", std::string("sluice ") + SLUICE_VERSION);
-    app.require_subcommand(1, 1);
-    app.fallthrough(false);
-
-    std::string backend_name = o.backend == Backend::cuda ? "cuda" : "cpu";
-    const std::string backend_help =
-        "where to run: cpu or cuda (default: cuda when a GPU is present, else cpu; here " +
-        backend_name + ")";
+/// What CLI11 writes an option's value into when it is not an Options member as is: a string to
+/// parse, or a value kept only when the option is given (take_given reads count() for that).
+/// Must outlive the parse, as CLI11 holds references to its members.
+struct ParsedValues {
+    std::string backend_name; ///< "cpu" or "cuda"; starts as Options' default
     std::string neighbours_text;
-    const CLI::Validator neighbour_module = parsed_by([](const std::string& t) {
-        if (t != "auto")
-            parse_neighbour_module(t);
-    });
-    const std::string neighbours_help =
-        "neighbour module CONSTRUCTION/QUERY/BINWIDTH[/LAYOUT], e.g. counting-sort/strips/0.5, "
-        "counting-sort/hybrid/0.5/index or linked-list/moore/1, or auto (run: time the modules "
-        "first and take the fastest, as 'sluice tune') (constructions: " +
-        std::string(construction_names()) + "; queries: " + std::string(query_names()) +
-        "; bin width / search radius in (0, 1]; layouts: " + std::string(layout_names()) +
-        ", a linked-list is index and walks moore or modular); overrides <neighbours>";
     std::string out_dir;
     double end_time = 0.0, dp = 0.0;
-
-    auto add_case = [&](CLI::App* command) {
-        command
-            ->add_option("CASE.xml", o.case_path, "the case file (XML; format in cases/README.md)")
-            ->required()
-            ->type_name("");
-    };
-    auto add_dp = [&](CLI::App* command) {
-        command
-            ->add_option("--dp", dp,
-                         "particle spacing in m (overrides <geometry dp>; h and the lattice "
-                         "follow)")
-            ->check(positive_number)
-            ->type_name("DP");
-    };
-    auto add_backend = [&](CLI::App* command) {
-        command->add_option("--backend", backend_name, backend_help)
-            ->check(CLI::IsMember({"cpu", "cuda"}).description(""))
-            ->type_name("cpu|cuda");
-    };
-    auto add_case_overrides = [&](CLI::App* command) {
-        command
-            ->add_option("--out", out_dir,
-                         "output folder (default: the case's <run output>, else out/NAME)")
-            ->type_name("DIR");
-        command
-            ->add_option("--end-time", end_time,
-                         "simulated end time in s (overrides <run endTime>)")
-            ->check(positive_number)
-            ->type_name("T");
-        command->add_option("--neighbours", neighbours_text, neighbours_help)
-            ->check(neighbour_module)
-            ->type_name("C/Q/W[/L]|auto");
-        add_dp(command);
-        add_backend(command);
-    };
-
     int balance_interval = 0;
-    auto add_balance_interval = [&](CLI::App* command) {
-        command
-            ->add_option("--balance-interval", balance_interval,
-                         "over several processes (mpirun): steps between load balances, 0 for "
-                         "none (overrides <run balanceInterval>)")
-            ->check(CLI::NonNegativeNumber.description(""))
-            ->type_name("N");
-    };
-
     int processes = 0, gpus = 0;
-    auto add_process_count = [&](CLI::App* command) {
-        CLI::Option* p =
-            command
-                ->add_option("--processes", processes,
-                             "split the case over N processes of this host: starts them through "
-                             "Open MPI's mpirun, as 'mpirun -np N sluice ...' would")
-                ->check(CLI::PositiveNumber.description(""))
-                ->type_name("N");
-        command
-            ->add_option("--gpus", gpus,
-                         "split the case over N GPUs of this host, one process each (--processes "
-                         "N with the CUDA backend)")
-            ->check(CLI::PositiveNumber.description(""))
-            ->excludes(p)
-            ->type_name("N");
-    };
-
     double output_interval = 0.0;
     std::string compressor, fields, boundary_output;
     int compression_level = 0;
     unsigned writers = 0;
-    auto add_output_options = [&](CLI::App* command) {
-        command
-            ->add_option("--output-interval", output_interval,
-                         "simulated time in s between snapshots (overrides <run outputInterval>)")
-            ->check(positive_number)
-            ->type_name("T");
-        command
-            ->add_option("--compressor", compressor,
-                         "snapshot compression: lz4 (fast, the default), zlib (smaller files) or "
-                         "none (overrides <output compressor>)")
-            ->check(CLI::IsMember({"lz4", "zlib", "none"}).description(""))
-            ->type_name("lz4|zlib|none");
-        command
-            ->add_option("--compression-level", compression_level,
-                         "1 (fastest) to 9 (smallest); overrides <output level>")
-            ->check(CLI::Range(1, 9).description(""))
-            ->type_name("1-9");
-        command
-            ->add_option("--fields", fields,
-                         "point arrays to write besides id and type, e.g. velocity,pressure "
-                         "(default: velocity,density,pressure; overrides <output fields>)")
-            ->check(parsed_by([](const std::string& t) {
-                VtpFormat f;
-                parse_fields(t, f);
-            }))
-            ->type_name("LIST");
-        command
-            ->add_option("--boundary-output", boundary_output,
-                         "boundary particles in every snapshot or only in the first (they do not "
-                         "move); overrides <output boundary>")
-            ->check(CLI::IsMember({"every", "first"}).description(""))
-            ->type_name("every|first");
-        command
-            ->add_option("--writers", writers,
-                         "threads compressing and writing snapshots (default: the cores less 2, "
-                         "1 to 8; overrides <output writers>)")
-            ->check(CLI::Range(1u, 64u).description(""))
-            ->type_name("N");
-    };
-
-    CLI::App* run = app.add_subcommand(
-        "run", "simulate a case: write the .vtp/.pvd series and summary.json to the output folder");
-    add_case(run);
-    add_case_overrides(run);
-    add_output_options(run);
-    add_balance_interval(run);
-    add_process_count(run);
     double checkpoint_interval = 0.0;
     std::string restart_dir;
-    run->add_option("--checkpoint-interval", checkpoint_interval,
+    std::string interaction = "adaptive";
+    std::string corrector = "list";
+    std::string dry_walls = "skip";
+    std::string from_state;
+    int tune_steps = 10;
+    std::string tune_modules = "all";
+};
+
+std::string neighbours_help() {
+    return "neighbour module CONSTRUCTION/QUERY/BINWIDTH[/LAYOUT], e.g. counting-sort/strips/0.5, "
+           "counting-sort/hybrid/0.5/index or linked-list/moore/1, or auto (run: time the modules "
+           "first and take the fastest, as 'sluice tune') (constructions: " +
+           std::string(construction_names()) + "; queries: " + std::string(query_names()) +
+           "; bin width / search radius in (0, 1]; layouts: " + std::string(layout_names()) +
+           ", a linked-list is index and walks moore or modular); overrides <neighbours>";
+}
+
+// Options shared by several commands. Each adds its options to `command` in the order --help
+// lists them, bound to `o` or `v`.
+
+void add_case(CLI::App* command, Options& o) {
+    command->add_option("CASE.xml", o.case_path, "the case file (XML; format in cases/README.md)")
+        ->required()
+        ->type_name("");
+}
+
+void add_dp(CLI::App* command, ParsedValues& v) {
+    command
+        ->add_option("--dp", v.dp,
+                     "particle spacing in m (overrides <geometry dp>; h and the lattice "
+                     "follow)")
+        ->check(positive_number)
+        ->type_name("DP");
+}
+
+void add_backend(CLI::App* command, ParsedValues& v) {
+    const std::string help =
+        "where to run: cpu or cuda (default: cuda when a GPU is present, else cpu; here " +
+        v.backend_name + ")";
+    command->add_option("--backend", v.backend_name, help)
+        ->check(CLI::IsMember({"cpu", "cuda"}).description(""))
+        ->type_name("cpu|cuda");
+}
+
+/// run and check: --out, --end-time, --neighbours, --dp, --backend.
+void add_case_overrides(CLI::App* command, ParsedValues& v) {
+    command
+        ->add_option("--out", v.out_dir,
+                     "output folder (default: the case's <run output>, else out/NAME)")
+        ->type_name("DIR");
+    command
+        ->add_option("--end-time", v.end_time, "simulated end time in s (overrides <run endTime>)")
+        ->check(positive_number)
+        ->type_name("T");
+    command->add_option("--neighbours", v.neighbours_text, neighbours_help())
+        ->check(parsed_by([](const std::string& t) {
+            if (t != "auto")
+                parse_neighbour_module(t);
+        }))
+        ->type_name("C/Q/W[/L]|auto");
+    add_dp(command, v);
+    add_backend(command, v);
+}
+
+void add_balance_interval(CLI::App* command, ParsedValues& v) {
+    command
+        ->add_option("--balance-interval", v.balance_interval,
+                     "over several processes (mpirun): steps between load balances, 0 for "
+                     "none (overrides <run balanceInterval>)")
+        ->check(CLI::NonNegativeNumber.description(""))
+        ->type_name("N");
+}
+
+/// --processes N and --gpus N, which exclude each other.
+void add_process_count(CLI::App* command, ParsedValues& v) {
+    CLI::Option* p =
+        command
+            ->add_option("--processes", v.processes,
+                         "split the case over N processes of this host: starts them through "
+                         "Open MPI's mpirun, as 'mpirun -np N sluice ...' would")
+            ->check(CLI::PositiveNumber.description(""))
+            ->type_name("N");
+    command
+        ->add_option("--gpus", v.gpus,
+                     "split the case over N GPUs of this host, one process each (--processes "
+                     "N with the CUDA backend)")
+        ->check(CLI::PositiveNumber.description(""))
+        ->excludes(p)
+        ->type_name("N");
+}
+
+/// run and bench: the output interval and the snapshot format's overrides of <output>.
+void add_output_options(CLI::App* command, ParsedValues& v) {
+    command
+        ->add_option("--output-interval", v.output_interval,
+                     "simulated time in s between snapshots (overrides <run outputInterval>)")
+        ->check(positive_number)
+        ->type_name("T");
+    command
+        ->add_option("--compressor", v.compressor,
+                     "snapshot compression: lz4 (fast, the default), zlib (smaller files) or "
+                     "none (overrides <output compressor>)")
+        ->check(CLI::IsMember({"lz4", "zlib", "none"}).description(""))
+        ->type_name("lz4|zlib|none");
+    command
+        ->add_option("--compression-level", v.compression_level,
+                     "1 (fastest) to 9 (smallest); overrides <output level>")
+        ->check(CLI::Range(1, 9).description(""))
+        ->type_name("1-9");
+    command
+        ->add_option("--fields", v.fields,
+                     "point arrays to write besides id and type, e.g. velocity,pressure "
+                     "(default: velocity,density,pressure; overrides <output fields>)")
+        ->check(parsed_by([](const std::string& t) {
+            VtpFormat f;
+            parse_fields(t, f);
+        }))
+        ->type_name("LIST");
+    command
+        ->add_option("--boundary-output", v.boundary_output,
+                     "boundary particles in every snapshot or only in the first (they do not "
+                     "move); overrides <output boundary>")
+        ->check(CLI::IsMember({"every", "first"}).description(""))
+        ->type_name("every|first");
+    command
+        ->add_option("--writers", v.writers,
+                     "threads compressing and writing snapshots (default: the cores less 2, "
+                     "1 to 8; overrides <output writers>)")
+        ->check(CLI::Range(1u, 64u).description(""))
+        ->type_name("N");
+}
+
+// One function per command: its subcommand of `app`, with its options in --help's order.
+
+void add_run(CLI::App& app, Options& o, ParsedValues& v) {
+    CLI::App* run = app.add_subcommand(
+        "run", "simulate a case: write the .vtp/.pvd series and summary.json to the output folder");
+    add_case(run, o);
+    add_case_overrides(run, v);
+    add_output_options(run, v);
+    add_balance_interval(run, v);
+    add_process_count(run, v);
+    run->add_option("--checkpoint-interval", v.checkpoint_interval,
                     "simulated time in s between checkpoints (restart files, the last two "
                     "kept; overrides <run checkpointInterval>); with checkpoints on, a failing run "
                     "also leaves one at its last output time")
         ->check(positive_number)
         ->type_name("T");
-    run->add_option("--restart", restart_dir,
+    run->add_option("--restart", v.restart_dir,
                     "continue the run whose output is in DIR from its newest checkpoint, "
                     "appending to its series (Ctrl-C always leaves a checkpoint)")
         ->type_name("DIR");
+}
 
+void add_check(CLI::App& app, Options& o, ParsedValues& v) {
     CLI::App* check = app.add_subcommand(
         "check", "validate a case and print particle counts, h, c0, initial dt, the neighbour "
                  "grid and a memory estimate");
-    add_case(check);
-    add_case_overrides(check);
+    add_case(check, o);
+    add_case_overrides(check, v);
+}
 
-    CLI::App* bench = app.add_subcommand(
-        "bench", "time neighbour modules on the same case from the same initial state "
-                 "(markdown on stdout, CSV to a file)");
-    add_case(bench);
+/// bench: what is timed (--steps, --warmup, --modules) and where the CSV goes.
+void add_bench_timing(CLI::App* bench, Options& o) {
     bench->add_option("--steps", o.steps, "timed steps per module, after the warm-up steps")
         ->check(step_count)
         ->capture_default_str()
@@ -249,17 +263,19 @@ Options parse_options(int argc, char** argv) {
         ->capture_default_str()
         ->type_name("all|LIST");
     bench->add_option("--csv", o.csv, "CSV output (default: bench_NAME.csv)")->type_name("FILE");
-    std::string interaction = "adaptive";
+}
+
+/// bench: the CUDA backend's kernel variants (--interaction, --corrector, --dry-walls).
+void add_bench_variants(CLI::App* bench, ParsedValues& v) {
     bench
-        ->add_option("--interaction", interaction,
+        ->add_option("--interaction", v.interaction,
                      "CUDA interaction kernel: adaptive (direct or in-step, whichever measures "
                      "faster as the run goes), direct, in-step or queued (solver/BENCHMARK.md)")
         ->check(CLI::IsMember({"adaptive", "direct", "in-step", "queued"}).description(""))
         ->capture_default_str()
         ->type_name("adaptive|direct|in-step|queued");
-    std::string corrector = "list";
     bench
-        ->add_option("--corrector", corrector,
+        ->add_option("--corrector", v.corrector,
                      "symplectic, reorder layout: the corrector reads the neighbours the "
                      "predictor's pass listed, those the predictor can bring within R (CUDA, a "
                      "traversal in bin order; else reuse), reuses the predictor's "
@@ -267,62 +283,73 @@ Options parse_options(int argc, char** argv) {
         ->check(CLI::IsMember({"list", "reuse", "rebuild"}).description(""))
         ->capture_default_str()
         ->type_name("list|reuse|rebuild");
-    std::string dry_walls = "skip";
     bench
-        ->add_option("--dry-walls", dry_walls,
+        ->add_option("--dry-walls", v.dry_walls,
                      "CUDA, symplectic, reorder layout, the default physics: skip wall particles "
                      "that no fluid particle can have reached since they were last found dry "
                      "(exact), or compute them in every pass")
         ->check(CLI::IsMember({"skip", "compute"}).description(""))
         ->capture_default_str()
         ->type_name("skip|compute");
-    add_dp(bench);
-    add_backend(bench);
-    add_balance_interval(bench);
-    add_process_count(bench);
+}
+
+void add_bench(CLI::App& app, Options& o, ParsedValues& v) {
+    CLI::App* bench = app.add_subcommand(
+        "bench", "time neighbour modules on the same case from the same initial state "
+                 "(markdown on stdout, CSV to a file)");
+    add_case(bench, o);
+    add_bench_timing(bench, o);
+    add_bench_variants(bench, v);
+    add_dp(bench, v);
+    add_backend(bench, v);
+    add_balance_interval(bench, v);
+    add_process_count(bench, v);
     bench
-        ->add_option("--end-time", end_time,
+        ->add_option("--end-time", v.end_time,
                      "develop the flow to this simulated time in s first (untimed, with the "
                      "case's module), then time every module from there")
         ->check(positive_number)
         ->type_name("T");
-    std::string from_state;
     bench
-        ->add_option("--from-state", from_state,
+        ->add_option("--from-state", v.from_state,
                      "time every module from a checkpoint: a .chk file or a run folder (its "
                      "newest checkpoint)")
         ->type_name("CHK|DIR");
     bench
-        ->add_option("--out", out_dir,
+        ->add_option("--out", v.out_dir,
                      "with --output-interval: keep the snapshots in DIR (default: a temporary "
                      "folder, removed afterwards)")
         ->type_name("DIR");
-    add_output_options(bench);
+    add_output_options(bench, v);
     bench->add_flag("--gauges", o.bench_gauges,
                     "time every module a second time with the case's <gauges> sampled after "
                     "every step, and report their cost");
+}
 
+void add_tune(CLI::App& app, Options& o, ParsedValues& v) {
     CLI::App* tune = app.add_subcommand(
         "tune", "time every neighbour module (or --modules) for a few steps of the case from its "
                 "initial state and print the ranking and the fastest module's spelling");
-    add_case(tune);
-    int tune_steps = 10;
-    tune->add_option("--steps", tune_steps,
+    add_case(tune, o);
+    tune->add_option("--steps", v.tune_steps,
                      "timed steps per module (the median counts), after 2 "
                      "warm-up steps")
         ->check(step_count)
         ->capture_default_str()
         ->type_name("N");
-    std::string tune_modules = "all";
-    tune->add_option("--modules", tune_modules,
+    tune->add_option("--modules", v.tune_modules,
                      "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 66 "
                      "modules), 'reorder' or 'index', or a comma-separated list of C/Q/W[/L]")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
         ->capture_default_str()
         ->type_name("all|LIST");
-    add_dp(tune);
-    add_backend(tune);
+    add_dp(tune, v);
+    add_backend(tune, v);
+}
 
+/// Parses argv into the options `app` binds.
+/// \throws HelpShown, UsageError as parse_options.
+void parse_into(CLI::App& app, int argc, char** argv) {
     // CLI11 would answer an unknown command with "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";
     if (!first.empty() && first[0] != '-' && first != "run" && first != "check" &&
@@ -341,69 +368,99 @@ Options parse_options(int argc, char** argv) {
         const auto commands = app.get_subcommands();
         throw UsageError(e.what(), commands.empty() ? "" : commands.front()->get_name());
     }
+}
 
-    o.command = app.get_subcommands().front()->get_name();
-    const CLI::App* command = app.get_subcommands().front();
+/// Copies into `o` the values of the options given to `command` (the one parsed); what was not
+/// given stays unset, for the case to decide.
+/// --gpus without --backend chooses cuda in `v`.
+/// \throws UsageError for bench --end-time with --from-state.
+void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
     auto given = [&](const char* name) {
-        const CLI::Option* option = command->get_option_no_throw(name);
+        const CLI::Option* option = command.get_option_no_throw(name);
         return option != nullptr && option->count() > 0;
     };
     if (given("--out"))
-        o.out = out_dir;
+        o.out = v.out_dir;
     if (given("--end-time"))
-        o.end_time = end_time;
+        o.end_time = v.end_time;
     if (given("--dp"))
-        o.dp = dp;
+        o.dp = v.dp;
     if (given("--checkpoint-interval"))
-        o.checkpoint_interval = checkpoint_interval;
+        o.checkpoint_interval = v.checkpoint_interval;
     if (given("--restart"))
-        o.restart = restart_dir;
+        o.restart = v.restart_dir;
     if (given("--from-state"))
-        o.from_state = from_state;
+        o.from_state = v.from_state;
     if (o.command == "bench" && o.end_time && o.from_state)
         throw UsageError("--end-time and --from-state both choose the state to time from; give one",
                          "bench");
     if (given("--neighbours")) {
-        if (neighbours_text == "auto")
+        if (v.neighbours_text == "auto")
             o.neighbours_auto = true;
         else
-            o.neighbours = parse_neighbour_module(neighbours_text);
-    }
-    if (o.command == "tune") {
-        o.steps = tune_steps;
-        o.modules = tune_modules;
+            o.neighbours = parse_neighbour_module(v.neighbours_text);
     }
     if (given("--output-interval"))
-        o.output_interval = output_interval;
+        o.output_interval = v.output_interval;
     if (given("--compressor"))
-        o.compressor = parse_compressor(compressor);
+        o.compressor = parse_compressor(v.compressor);
     if (given("--compression-level"))
-        o.compression_level = compression_level;
+        o.compression_level = v.compression_level;
     if (given("--fields"))
-        o.fields = fields;
+        o.fields = v.fields;
     if (given("--boundary-output"))
-        o.boundary_only_first = boundary_output == "first";
+        o.boundary_only_first = v.boundary_output == "first";
     if (given("--writers"))
-        o.writers = writers;
+        o.writers = v.writers;
     if (given("--balance-interval"))
-        o.balance_interval = balance_interval;
+        o.balance_interval = v.balance_interval;
     if (given("--processes"))
-        o.processes = processes;
+        o.processes = v.processes;
     if (given("--gpus")) {
-        o.processes = gpus;
+        o.processes = v.gpus;
         o.gpus = true;
         if (!given("--backend"))
-            backend_name = "cuda";
+            v.backend_name = "cuda";
     }
-    o.backend = backend_name == "cuda" ? Backend::cuda : Backend::cpu;
-    o.interaction = interaction == "queued"    ? CudaInteraction::queued
-                    : interaction == "in-step" ? CudaInteraction::in_step
-                    : interaction == "direct"  ? CudaInteraction::direct
-                                               : CudaInteraction::adaptive;
-    o.corrector = corrector == "rebuild" ? CorrectorNeighbours::rebuild
-                  : corrector == "reuse" ? CorrectorNeighbours::reuse
-                                         : CorrectorNeighbours::lists;
-    o.compute_dry_walls = dry_walls == "compute";
+}
+
+/// Turns the validated choice names (--backend and bench's kernel variants) into their enums.
+void take_choices(const ParsedValues& v, Options& o) {
+    o.backend = v.backend_name == "cuda" ? Backend::cuda : Backend::cpu;
+    o.interaction = v.interaction == "queued"    ? CudaInteraction::queued
+                    : v.interaction == "in-step" ? CudaInteraction::in_step
+                    : v.interaction == "direct"  ? CudaInteraction::direct
+                                                 : CudaInteraction::adaptive;
+    o.corrector = v.corrector == "rebuild" ? CorrectorNeighbours::rebuild
+                  : v.corrector == "reuse" ? CorrectorNeighbours::reuse
+                                           : CorrectorNeighbours::lists;
+    o.compute_dry_walls = v.dry_walls == "compute";
+}
+
+} // namespace
+
+Options parse_options(int argc, char** argv) {
+    Options o;
+    ParsedValues v;
+    v.backend_name = o.backend == Backend::cuda ? "cuda" : "cpu";
+    CLI::App app(program_description, "sluice");
+    app.set_version_flag("--version", std::string("sluice ") + SLUICE_VERSION);
+    app.require_subcommand(1, 1);
+    app.fallthrough(false);
+    add_run(app, o, v);
+    add_check(app, o, v);
+    add_bench(app, o, v);
+    add_tune(app, o, v);
+    parse_into(app, argc, argv);
+
+    const CLI::App& command = *app.get_subcommands().front();
+    o.command = command.get_name();
+    if (o.command == "tune") {
+        o.steps = v.tune_steps;
+        o.modules = v.tune_modules;
+    }
+    take_given(command, v, o);
+    take_choices(v, o);
     return o;
 }
 

@@ -7,7 +7,7 @@
 /// simulation plane is x–z, gravity along −z.
 
 #include "case/shapes.h"
-#include "io/output.h"
+#include "io/vtp_file.h"
 #include "neighbours/module.h"
 
 #include <Eigen/Core>
