@@ -107,10 +107,10 @@ struct StepPlan {
     FluidConstants fluid;
     KernelVariant<D> kernel;
     Construction construction = Construction::counting_sort;
-    QueryTag query;
+    QueryTag query{};
     /// The module's layout: a linked list always reads through the index (validated, module.h).
     Layout layout = Layout::reorder;
-    GridSpec<D> grid;    ///< bins over Case::domain: a particle outside it is excluded
+    GridSpec<D> grid{};  ///< bins over Case::domain: a particle outside it is excluded
     float radius = 0.0f; ///< search radius R = 2h (m)
     IntegratorKind integrator = IntegratorKind::symplectic;
     int verlet_reset_steps = 40;
@@ -121,7 +121,7 @@ struct StepPlan {
     CorrectorNeighbours corrector = CorrectorNeighbours::rebuild;
     bool several_processes = false;
     int balance_interval = 0; ///< steps between load balances over several processes; 0 none
-    std::vector<StepPass> passes;
+    std::vector<StepPass> passes{};
 
     bool symplectic() const { return integrator == IntegratorKind::symplectic; }
     /// The corrector's pass walks the predictor's structure (reuse or lists).
