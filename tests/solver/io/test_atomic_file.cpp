@@ -4,6 +4,8 @@
 
 #include "io/atomic_file.h"
 
+#include "support/temp_folder.h"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -19,22 +21,10 @@
 
 namespace fs = std::filesystem;
 using namespace sluice;
+using test::files_in;
+using test::read_file;
 
 namespace {
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::set<std::string> files_in(const fs::path& dir) {
-    std::set<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir))
-        names.insert(e.path().filename().string());
-    return names;
-}
 
 /// Lowers this process's file-size limit (RLIMIT_FSIZE) to `bytes` for its lifetime: a write past
 /// it fails with EFBIG (SIGXFSZ ignored meanwhile), as a full disk would fail it, midway.
@@ -61,21 +51,9 @@ private:
     bool ok_ = false;
 };
 
-class AtomicFileTest : public ::testing::Test {
+class AtomicFileTest : public test::TempFolderTest {
 protected:
-    void SetUp() override {
-        std::random_device rd;
-        root_ = fs::temp_directory_path() /
-                ("sluice_test_atomic_file_" +
-                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                 "_" + std::to_string(rd()));
-        fs::create_directories(root_);
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(root_, ec);
-    }
-    fs::path root_;
+    AtomicFileTest() : TempFolderTest("sluice_test_atomic_file_") {}
 };
 
 /// Runs `write`, expects the std::runtime_error "output: cannot write 'PATH': WHY" with `why`.

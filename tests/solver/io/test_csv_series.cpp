@@ -5,6 +5,8 @@
 #include "io/atomic_file.h"
 #include "io/csv_series.h"
 
+#include "support/temp_folder.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,39 +21,19 @@
 
 namespace fs = std::filesystem;
 using namespace sluice;
+using test::files_in;
+using test::read_file;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::set<std::string> files_in(const fs::path& dir) {
-    std::set<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir))
-        names.insert(e.path().filename().string());
-    return names;
-}
-
 const double nan_value = std::numeric_limits<double>::quiet_NaN();
 
-class CsvSeriesTest : public ::testing::Test {
+class CsvSeriesTest : public test::TempFolderTest {
 protected:
+    CsvSeriesTest() : TempFolderTest("sluice_test_csv_series_") {}
     void SetUp() override {
-        std::random_device rd;
-        root_ = fs::temp_directory_path() /
-                ("sluice_test_csv_series_" +
-                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                 "_" + std::to_string(rd()));
-        fs::create_directories(root_);
+        TempFolderTest::SetUp();
         path_ = root_ / "gauges.csv";
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(root_, ec);
     }
     /// A first run's file: two comments, columns H1,H2, rows at t = 0, 0.1, …, 0.5.
     void write_first_run() {
@@ -59,7 +41,6 @@ protected:
         for (int k = 0; k <= 5; ++k)
             csv.write(0.1 * k, {double(k), 10.0 * k});
     }
-    fs::path root_;
     fs::path path_;
 };
 

@@ -4,6 +4,8 @@
 #include "io/output.h"
 #include "io/summary.h"
 
+#include "support/temp_folder.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <tinyxml2.h>
@@ -30,17 +32,12 @@
 
 namespace fs = std::filesystem;
 using namespace sluice;
+using test::files_in;
+using test::read_file;
 
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -224,29 +221,10 @@ std::vector<PvdEntry> read_pvd(const fs::path& path) {
     return out;
 }
 
-std::set<std::string> files_in(const fs::path& dir) {
-    std::set<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir))
-        names.insert(e.path().filename().string());
-    return names;
-}
-
 /// A fresh directory per test under the system temp dir, removed afterwards.
-class OutputTest : public ::testing::Test {
+class OutputTest : public test::TempFolderTest {
 protected:
-    void SetUp() override {
-        std::random_device rd;
-        root_ = fs::temp_directory_path() /
-                ("sluice_test_output_" +
-                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                 "_" + std::to_string(rd()));
-        fs::create_directories(root_);
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(root_, ec);
-    }
-    fs::path root_;
+    OutputTest() : TempFolderTest("sluice_test_output_") {}
 };
 
 // ---------------------------------------------------------------------------------------------
