@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_passes.h"
 
+#include "parallel/slab_rules.h"
 #include "parallel/slab_start.h"
 
 #include <algorithm>
@@ -76,14 +77,20 @@ void send_halo(const StepPlan<D>& plan, CpuState<D>& s) {
     std::fill(s.send_slot.begin(), s.send_slot.end(), no_slot);
     const double width = s.slabs.halo_width;
     s.sent_below = s.sent_above = 0;
+    const bool has_below = rank > 0, has_above = rank + 1 < s.comm->size();
+    auto side = [&](std::uint32_t i) {
+        return plan.grid.contains(s.position[i])
+                   ? halo_side(s.position[i][axis], lower, upper, width, has_below, has_above)
+                   : SlabSide::none;
+    };
+    // Those for below first, then those for above: the order of their slots.
     for (std::uint32_t i = 0; i < s.active; ++i)
-        if (rank > 0 && plan.grid.contains(s.position[i]) && s.position[i][axis] < lower + width) {
+        if (side(i) == SlabSide::below) {
             s.send_slot[i] = s.sent_below++;
             pack(s, i, below);
         }
     for (std::uint32_t i = 0; i < s.active; ++i)
-        if (rank + 1 < s.comm->size() && s.send_slot[i] == no_slot &&
-            plan.grid.contains(s.position[i]) && s.position[i][axis] >= upper - width) {
+        if (side(i) == SlabSide::above) {
             s.send_slot[i] = s.sent_below + s.sent_above++;
             pack(s, i, above);
         }
@@ -115,13 +122,9 @@ void distribute(const StepPlan<D>& plan, CpuState<D>& s) {
         if (s.is_halo(i))
             continue;
         if (i < s.active && plan.grid.contains(s.position[i])) {
-            const double x = s.position[i][axis];
-            if (x < lower) {
-                pack(s, i, below);
-                continue;
-            }
-            if (x >= upper) {
-                pack(s, i, above);
+            const SlabSide side = migration_side(s.position[i][axis], lower, upper);
+            if (side != SlabSide::none) {
+                pack(s, i, side == SlabSide::below ? below : above);
                 continue;
             }
         }

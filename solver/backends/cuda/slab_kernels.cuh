@@ -3,11 +3,12 @@
 /// The CUDA backend's kernels for a run over several GPUs (DESIGN.md, Scale-out; the CPU
 /// backend's distribute / refresh_halo on the device): classifying particles for migration and
 /// the halo, packing and unpacking them as records for NCCL, and the slot maps of the halo.
-/// Included by cuda_simulation.cu only.
+/// Which particles go where is parallel/slab_rules.h's, as on the CPU.
 
 #include "backends/cuda/packed_particles.h"
 #include "backends/cuda/step_kernels.cuh"
 #include "neighbours/grid.h"
+#include "parallel/slab_rules.h"
 
 #include <cstdint>
 
@@ -64,11 +65,9 @@ __global__ void __launch_bounds__(block_size)
             key = 1;
         } else {
             const Vec<D> x = detail::load_position(positions + i);
-            if (grid.contains(x)) {
-                if (x[axis] < lower)
-                    key = 2;
-                else if (x[axis] >= upper)
-                    key = 3;
+            if (grid.contains(x)) { // none → 0, below → 2, above → 3
+                const SlabSide side = migration_side(x[axis], lower, upper);
+                key = side == SlabSide::none ? 0u : 1u + static_cast<unsigned>(side);
             }
         }
         keys[i] = static_cast<std::uint8_t>(key);
@@ -89,13 +88,9 @@ __global__ void __launch_bounds__(block_size)
     unsigned key = 5; // none: past the end
     if (i < n) {
         const Vec<D> x = detail::load_position(positions + i);
-        key = 0;
-        if (grid.contains(x)) {
-            if (below && x[axis] < lower + width)
-                key = 1;
-            else if (above && x[axis] >= upper - width)
-                key = 2;
-        }
+        key = grid.contains(x)
+                  ? static_cast<unsigned>(halo_side(x[axis], lower, upper, width, below, above))
+                  : 0u;
         keys[i] = static_cast<std::uint8_t>(key);
         index[i] = i;
     }
