@@ -48,7 +48,7 @@ CudaMemoryInfo cuda_memory_info();
 
 /// Device memory a CUDA simulation of a case will hold (arrays, neighbour builder, snapshot
 /// staging), estimated before it exists for the pre-flight check. Within a few per cent of
-/// GpuSimulation::device_bytes() after the first snapshot (H100: −0.3 % counting sort, +3.7 %
+/// Simulation::counters().device_bytes after the first snapshot (H100: −0.3 % counting sort, +3.7 %
 /// radix sort; tests/solver/backends/cuda/test_cuda_backend.cpp).
 struct CudaMemoryEstimate {
     double bytes_per_particle = 0.0;
