@@ -4,12 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace sluice {
 
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
+
+/// The cell of coordinate v in n cells of `size` from lo, clamped to [0, n): clamped as a double
+/// before the cast, so no value (a point far outside the mesh) overflows an int.
+int cell_index(double v, double lo, double size, int n) {
+    return static_cast<int>(std::clamp(std::floor((v - lo) / size), 0.0, n - 1.0));
+}
 
 /// Twice the signed area of the triangle (a, b, q) in the x–y plane.
 double orient(const Eigen::Vector2d& a, const Eigen::Vector2d& b, const Eigen::Vector2d& q) {
@@ -21,6 +28,9 @@ double orient(const Eigen::Vector2d& a, const Eigen::Vector2d& b, const Eigen::V
 TriangleMesh::TriangleMesh(std::vector<Eigen::Vector3d> vertices,
                            std::vector<std::array<std::size_t, 3>> triangles)
     : vertices_(std::move(vertices)), triangles_(std::move(triangles)) {
+    for (const Eigen::Vector3d& v : vertices_)
+        if (!v.allFinite())
+            throw std::invalid_argument("a mesh vertex is not a finite coordinate");
     min_ = Eigen::Vector3d::Constant(HUGE_VAL);
     max_ = Eigen::Vector3d::Constant(-HUGE_VAL);
     for (const auto& t : triangles_)
@@ -37,14 +47,12 @@ TriangleMesh::TriangleMesh(std::vector<Eigen::Vector3d> vertices,
     const double sx = std::max(max_.x() - min_.x(), 1e-300);
     const double sy = std::max(max_.y() - min_.y(), 1e-300);
     const double cells = std::clamp(static_cast<double>(triangles_.size()) / 4.0, 1.0, 512.0 * 512);
-    nx_ = std::clamp(static_cast<int>(std::sqrt(cells * sx / sy)), 1, 512);
-    ny_ = std::clamp(static_cast<int>(cells / nx_), 1, 512);
+    nx_ = static_cast<int>(std::clamp(std::floor(std::sqrt(cells * sx / sy)), 1.0, 512.0));
+    ny_ = static_cast<int>(std::clamp(std::floor(cells / nx_), 1.0, 512.0));
     cell_x_ = sx / nx_;
     cell_y_ = sy / ny_;
     buckets_.assign(static_cast<std::size_t>(nx_) * ny_, {});
-    auto cell = [](double v, double lo, double size, int n) {
-        return std::clamp(static_cast<int>(std::floor((v - lo) / size)), 0, n - 1);
-    };
+    auto cell = [](double v, double lo, double size, int n) { return cell_index(v, lo, size, n); };
     for (std::uint32_t k = 0; k < triangles_.size(); ++k) {
         Eigen::Vector3d lo = vertices_[triangles_[k][0]], hi = lo;
         for (const std::size_t v : triangles_[k]) {
@@ -67,10 +75,8 @@ bool TriangleMesh::contains(const Eigen::Vector3d& p) const {
     if (q.x() < min_.x() || q.x() > max_.x() || q.y() < min_.y() || q.y() > max_.y() ||
         p.z() < min_.z() || p.z() > max_.z())
         return false;
-    const int i =
-        std::clamp(static_cast<int>(std::floor((q.x() - min_.x()) / cell_x_)), 0, nx_ - 1);
-    const int j =
-        std::clamp(static_cast<int>(std::floor((q.y() - min_.y()) / cell_y_)), 0, ny_ - 1);
+    const int i = cell_index(q.x(), min_.x(), cell_x_, nx_);
+    const int j = cell_index(q.y(), min_.y(), cell_y_, ny_);
     int crossings = 0;
     for (const std::uint32_t k : buckets_[static_cast<std::size_t>(j) * nx_ + i]) {
         const Eigen::Vector3d& a = vertices_[triangles_[k][0]];

@@ -74,6 +74,28 @@ vtkSmartPointer<vtkPolyData> read_triangles(const std::string& path) {
 
 } // namespace
 
+namespace {
+
+/// A placed vertex must be a finite coordinate within ±max_placed_coordinate: a huge `scale` or
+/// `translate` would otherwise overflow the mesh's index and volume (TriangleMesh) into
+/// infinities, and no case is that large.
+void require_placed_coordinate(const Eigen::Vector3d& v, const SurfacePlacement& placement,
+                               const std::string& path) {
+    if (v.allFinite() && v.cwiseAbs().maxCoeff() <= max_placed_coordinate)
+        return;
+    std::ostringstream msg;
+    msg << "placed with scale " << placement.scale << ", rotate (" << placement.rotate_degrees.x()
+        << ", " << placement.rotate_degrees.y() << ", " << placement.rotate_degrees.z()
+        << ") and translate (" << placement.translate.x() << ", " << placement.translate.y() << ", "
+        << placement.translate.z() << "), a vertex of '" << path << "' lies at (" << v.x() << ", "
+        << v.y() << ", " << v.z()
+        << ") m: " << (v.allFinite() ? "beyond" : "not a finite coordinate, beyond") << " ±"
+        << max_placed_coordinate << " m; check scale, translate and units";
+    throw SurfaceMeshError(msg.str());
+}
+
+} // namespace
+
 std::shared_ptr<const TriangleMesh> load_surface_mesh(const std::string& path,
                                                       const SurfacePlacement& placement) {
     {
@@ -112,6 +134,7 @@ std::shared_ptr<const TriangleMesh> load_surface_mesh(const std::string& path,
         poly->GetPoint(i, x);
         vertices[static_cast<std::size_t>(i)] =
             rotation * (placement.scale * Eigen::Vector3d(x[0], x[1], x[2])) + placement.translate;
+        require_placed_coordinate(vertices[static_cast<std::size_t>(i)], placement, path);
     }
 
     std::vector<std::array<std::size_t, 3>> triangles;

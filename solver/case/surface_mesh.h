@@ -18,6 +18,10 @@ struct SurfaceMeshError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// The largest coordinate (m) a placed surface may reach: far beyond any case, and small enough
+/// that its mesh's sizes, areas and volumes stay finite (their cubes: 10^36 m³).
+constexpr double max_placed_coordinate = 1e12;
+
 struct SurfacePlacement {
     double scale = 1.0;
     Eigen::Vector3d rotate_degrees = Eigen::Vector3d::Zero(); ///< about x, then y, then z

@@ -127,6 +127,25 @@ TEST_F(Geometry, ScaleTurnsMillimetresIntoMetres) {
         << e;
 }
 
+/// Found by fuzzing: a huge scale or translate overflowed the placed surface to infinity and its
+/// index cast that to int (undefined behaviour); "encloses no volume" was the best case.
+TEST_F(Geometry, AbsurdPlacementIsAnErrorNamingIt) {
+    test::write_stl(dir_ / "box.stl", test::box_surface({0.1, 0.1, 0.1}, {0.5, 0.3, 0.2}));
+    for (const char* placement : {R"(scale="1.5e308")", R"(scale="1e308")", R"(scale="1e13")",
+                                  R"(translate="1e300 0 0")", R"(translate="0 -2e12 0")"}) {
+        const std::string e = error3(std::string(R"(<fluid stl="box.stl" )") + placement + "/>");
+        EXPECT_NE(e.find("c.xml:4: "), std::string::npos) << placement << ": " << e;
+        EXPECT_NE(e.find("a vertex of"), std::string::npos) << placement << ": " << e;
+        EXPECT_NE(e.find("check scale, translate and units"), std::string::npos)
+            << placement << ": " << e;
+        EXPECT_EQ(e.find("encloses no volume"), std::string::npos) << placement << ": " << e;
+    }
+    // Large but within the bound: placed far away, the box is only outside the domain.
+    const std::string far = error3(R"(<fluid stl="box.stl" translate="1e9 0 0"/>)");
+    EXPECT_EQ(far.find("a vertex of"), std::string::npos) << far;
+    EXPECT_NE(far.find("<domain>"), std::string::npos) << far;
+}
+
 TEST_F(Geometry, SurfaceErrorsNameFileAndLine) {
     test::Surface open = test::box_surface({0.1, 0.1, 0.1}, {0.5, 0.3, 0.2});
     open.triangles.pop_back(); // one face half missing: three boundary edges
