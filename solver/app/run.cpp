@@ -119,7 +119,8 @@ void Run::open_gauges() {
     gauge_plan_ = std::make_unique<GaugePlan>(c_, sim_->constants().support);
     std::vector<std::string> comments = {
         "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
-            " s (cases/README.md: height = 1/2-level of the fluid fraction, probe = "
+            " s (cases/README.md: height = where the fluid fraction first falls below 1/2 above "
+            "the lowest water, probe = "
             "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
             "within 2 dp); empty = no fluid there",
         "t: s"};

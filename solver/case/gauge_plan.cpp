@@ -67,20 +67,24 @@ std::vector<double> GaugePlan::evaluate(const GaugeResponse& r) const {
     for (const Entry& e : entries_) {
         switch (e.kind) {
         case GaugeKind::height: {
-            // The highest sample with φ ≥ ½, then the crossing with the one above it.
+            // Up the line from the lowest sample in the water (φ ≥ ½): the first sample where φ
+            // falls below ½ again is above the surface; the level is the crossing between it
+            // and the one below (spray above the column does not count). DualSPHysics's SWL
+            // gauge scans the same way (Domínguez et al. 2022, Comp. Part. Mech. 9, §4).
             double height = empty;
-            for (std::size_t k = e.point_count; k-- > 0;) {
-                const double phi = r.sums[e.first_point + k][0];
-                if (phi < 0.5)
-                    continue;
+            const auto phi = [&](std::size_t k) {
+                return static_cast<double>(r.sums[e.first_point + k][0]);
+            };
+            std::size_t k = 0;
+            while (k < e.point_count && phi(k) < 0.5)
+                ++k;
+            if (k < e.point_count) { // water on the line: k is its lowest sample
+                while (k + 1 < e.point_count && phi(k + 1) >= 0.5)
+                    ++k;
                 const double z = line_bottom_ + (static_cast<double>(k) + 0.5) * sample_spacing_;
-                if (k + 1 == e.point_count) {
-                    height = z;
-                } else {
-                    const double above = r.sums[e.first_point + k + 1][0];
-                    height = z + (phi - 0.5) / (phi - above) * sample_spacing_;
-                }
-                break;
+                height = k + 1 == e.point_count
+                             ? z
+                             : z + (phi(k) - 0.5) / (phi(k) - phi(k + 1)) * sample_spacing_;
             }
             values.push_back(height);
             break;
