@@ -77,12 +77,6 @@ const char* pass_name(const StepPass& p) {
 }
 
 template <int D>
-GridSpec<D> domain_grid(const Case& c, double radius) {
-    return make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
-                        static_cast<float>(radius), c.neighbours.bin_width);
-}
-
-template <int D>
 StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
                            const PlanRequest& request) {
     validate_neighbour_module(c.neighbours); // a linked list reads through the index, …
@@ -124,8 +118,6 @@ GridSummary neighbour_grid(const Case& c) {
     return g;
 }
 
-template GridSpec<2> domain_grid<2>(const Case&, double);
-template GridSpec<3> domain_grid<3>(const Case&, double);
 template StepPlan<2> make_step_plan<2>(const Case&, const DerivedConstants&, const PlanRequest&);
 template StepPlan<3> make_step_plan<3>(const Case&, const DerivedConstants&, const PlanRequest&);
 

@@ -25,6 +25,7 @@
 #include "backends/backend_options.h"
 #include "case/case_model.h"
 #include "case/constants.h"
+#include "case/domain_grid.h"
 #include "neighbours/grid.h"
 #include "neighbours/module.h"
 #include "physics/kernels.h"
@@ -125,6 +126,10 @@ struct StepPlan {
 
     bool symplectic() const { return integrator == IntegratorKind::symplectic; }
     /// The corrector's pass walks the predictor's structure (reuse or lists).
+    /// Several processes: whether the Balance pass moves the faces after step `steps`.
+    bool balances_after(std::uint64_t steps) const {
+        return balance_interval > 0 && steps % static_cast<std::uint64_t>(balance_interval) == 0;
+    }
     bool corrector_reuses() const {
         return symplectic() && corrector != CorrectorNeighbours::rebuild;
     }
@@ -140,9 +145,5 @@ struct StepPlan {
 template <int D>
 StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
                            const PlanRequest& request);
-
-/// The case's domain as a neighbour grid of search radius `radius` (m).
-template <int D>
-GridSpec<D> domain_grid(const Case& c, double radius);
 
 } // namespace sluice

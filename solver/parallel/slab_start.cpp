@@ -3,6 +3,7 @@
 #include "parallel/slab_start.h"
 
 #include "case/constants.h"
+#include "case/domain_grid.h"
 #include "case/state_conversion.h"
 
 #include <algorithm>
@@ -56,8 +57,7 @@ std::vector<float> interaction_weights(const std::vector<Vec<D>>& x, const GridS
 
 template <int D>
 GridSpec<D> work_grid(const Case& c, double search_radius) {
-    return make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max),
-                        static_cast<float>(search_radius), 1.0);
+    return domain_grid<D>(c, search_radius, 1.0);
 }
 
 template <int D>
@@ -113,8 +113,7 @@ SlabStart split_in(const Case& c, const SimulationState& all, double support,
                    const Communicator& comm) {
     SlabStart out;
     const float radius = static_cast<float>(support);
-    const GridSpec<D> grid = make_grid<D>(to_vec<D>(c.domain.min), to_vec<D>(c.domain.max), radius,
-                                          c.neighbours.bin_width);
+    const GridSpec<D> grid = domain_grid<D>(c, radius);
     int axis = 0;
     for (int k = 1; k < D; ++k)
         if (grid.dims[k] > grid.dims[axis])
@@ -172,13 +171,8 @@ SlabResume resume_slab(const Case& c, const SimulationState& piece,
                                     std::to_string(c.dimension) + "D");
     const DerivedConstants derived = derive_constants(c, piece.fluid_height);
     const float radius = static_cast<float>(derived.support);
-    const float bin = c.dimension == 2
-                          ? make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max), radius,
-                                         c.neighbours.bin_width)
-                                .bin_size
-                          : make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max), radius,
-                                         c.neighbours.bin_width)
-                                .bin_size;
+    const float bin =
+        c.dimension == 2 ? domain_grid<2>(c, radius).bin_size : domain_grid<3>(c, radius).bin_size;
     return {derived, slabs_with_faces(saved.axis, saved.faces, bin, radius)};
 }
 

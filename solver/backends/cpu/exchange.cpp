@@ -186,8 +186,7 @@ void refresh_halo(CpuState<D>& s) {
 
 template <int D>
 void balance(const StepPlan<D>& plan, CpuState<D>& s) {
-    if (plan.balance_interval <= 0 ||
-        s.steps % static_cast<std::uint64_t>(plan.balance_interval) != 0)
+    if (!plan.balances_after(s.steps))
         return;
     StageClock clock(s.stage_seconds[waiting]);
     const std::vector<double> seconds =

@@ -330,8 +330,7 @@ struct CudaSimulation<D>::PassRunner {
     void operator()(pass::HaloRefresh) const { s.halo_refresh_pass(); }
     void operator()(pass::Checks) const { s.finish_step(); }
     void operator()(pass::Balance) const {
-        if (s.plan_.balance_interval > 0 &&
-            s.steps_ % static_cast<std::uint64_t>(s.plan_.balance_interval) == 0)
+        if (s.plan_.balances_after(s.steps_))
             s.balance();
     }
 };

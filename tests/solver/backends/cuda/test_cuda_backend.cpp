@@ -336,14 +336,7 @@ TEST(CudaBackend, PreflightEstimateMatchesWhatASimulationHolds) {
         sim->step();
         sim->begin_snapshot().get();
         const ParticleCountEstimate n = estimate_particle_count(c);
-        const double bins = static_cast<double>(
-            c.dimension == 2
-                ? make_grid<2>(to_vec<2>(c.domain.min), to_vec<2>(c.domain.max),
-                               static_cast<float>(sim->constants().support), c.neighbours.bin_width)
-                      .bin_count()
-                : make_grid<3>(to_vec<3>(c.domain.min), to_vec<3>(c.domain.max),
-                               static_cast<float>(sim->constants().support), c.neighbours.bin_width)
-                      .bin_count());
+        const double bins = static_cast<double>(neighbour_grid(c).bins);
         const CudaMemoryEstimate estimate = estimate_cuda_memory(c, n.total(), bins);
         const double held = static_cast<double>(sim->counters().device_bytes);
         std::printf("%dD %s %s: estimate %.0f B, held %.0f B (%.1f %%)\n", c.dimension,
