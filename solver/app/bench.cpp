@@ -147,7 +147,8 @@ void print_header(std::ostream& out, const BenchSetting& s, const std::string& s
                 ? "; CUDA, a traversal in bin order: the corrector reads the neighbours the "
                   "predictor's pass listed"
                 : "")
-        << "), " << to_string(c.physics.kernel) << " kernel\n"
+        << "), " << to_string(c.physics.kernel) << " kernel, " << to_string(c.physics.boundary)
+        << " walls\n"
         << "backend: " << (s.gpu ? "cuda, " + cuda_device_name() : std::string("cpu"))
         << "; each module: " << options.warmup_steps << " warm-up + " << options.steps
         << " timed steps from " << start_text << " (set up in " << bench_fixed(setup_seconds, 1)
@@ -334,6 +335,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     Case c = read_case(options.case_path);
     if (options.dp)
         apply_dp_override(c, *options.dp);
+    if (options.boundary)
+        c.physics.boundary = *options.boundary;
     const bool gpu = options.backend == Backend::cuda;
     BackendOptions backend(options.backend);
     backend.cuda = options.cuda;

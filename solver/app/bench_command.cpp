@@ -18,6 +18,7 @@ int bench_command(const Options& o) {
     b.warmup_steps = o.warmup_steps;
     b.modules = o.modules;
     b.dp = o.dp;
+    b.boundary = o.boundary;
     b.balance_interval = o.balance_interval;
     b.csv_path = o.csv;
     b.backend = o.backend;

@@ -212,6 +212,8 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     Case c = read_case(options.case_path);
     if (options.dp)
         apply_dp_override(c, *options.dp);
+    if (options.boundary)
+        c.physics.boundary = *options.boundary;
     if (options.balance_interval)
         c.run.balance_interval = *options.balance_interval;
 

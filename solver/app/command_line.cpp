@@ -71,6 +71,7 @@ struct ParsedValues {
     std::string neighbours_text;
     std::string out_dir;
     double end_time = 0.0, dp = 0.0;
+    std::string boundary; ///< --boundary: "dbc" or "mdbc"
     int balance_interval = 0;
     int processes = 0, gpus = 0;
     double output_interval = 0.0;
@@ -114,6 +115,15 @@ void add_dp(CLI::App* command, ParsedValues& v) {
         ->type_name("DP");
 }
 
+void add_boundary(CLI::App* command, ParsedValues& v) {
+    command
+        ->add_option("--boundary", v.boundary,
+                     "wall boundary condition: dbc or mdbc (overrides <physics boundary>; "
+                     "cases/README.md)")
+        ->check(CLI::IsMember({"dbc", "mdbc"}).description(""))
+        ->type_name("dbc|mdbc");
+}
+
 void add_backend(CLI::App* command, ParsedValues& v) {
     const std::string help =
         "where to run: cpu or cuda (default: cuda when a GPU is present, else cpu; here " +
@@ -140,6 +150,7 @@ void add_case_overrides(CLI::App* command, ParsedValues& v) {
         }))
         ->type_name("C/Q/W[/L]|auto");
     add_dp(command, v);
+    add_boundary(command, v);
     add_backend(command, v);
 }
 
@@ -301,6 +312,7 @@ void add_bench(CLI::App& app, Options& o, ParsedValues& v) {
     add_bench_timing(bench, o);
     add_bench_variants(bench, v);
     add_dp(bench, v);
+    add_boundary(bench, v);
     add_backend(bench, v);
     add_balance_interval(bench, v);
     add_process_count(bench, v);
@@ -385,6 +397,8 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
         o.end_time = v.end_time;
     if (given("--dp"))
         o.dp = v.dp;
+    if (given("--boundary"))
+        o.boundary = v.boundary == "mdbc" ? BoundaryKind::mdbc : BoundaryKind::dbc;
     if (given("--checkpoint-interval"))
         o.checkpoint_interval = v.checkpoint_interval;
     if (given("--restart"))
@@ -495,6 +509,8 @@ Case load_case(const Options& o) {
         c.output.writers = *o.writers;
     if (o.balance_interval)
         c.run.balance_interval = *o.balance_interval;
+    if (o.boundary)
+        c.physics.boundary = *o.boundary;
     if (o.dp) {
         try {
             apply_dp_override(c, *o.dp);

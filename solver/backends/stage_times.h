@@ -12,7 +12,7 @@ namespace sluice {
 /// A run over several processes adds `halo` (sending and receiving halo copies, and refreshing
 /// them), `migration` (particles that crossed a face) and `waiting` (the reductions over every
 /// process: dt, checks, load balancing; mostly the wait for the slowest); they are listed only
-/// in such a run.
+/// in such a run. `boundary` (mDBC's BoundaryCondition pass) is listed only when it took time.
 enum StepStage {
     construction,
     reorder,
@@ -22,6 +22,7 @@ enum StepStage {
     halo,
     migration,
     waiting,
+    boundary,
     step_stage_count
 };
 
@@ -39,15 +40,17 @@ inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
                       {"gauges", gauge_seconds}};
     if (seconds[halo] == 0.0 && seconds[migration] == 0.0 && seconds[waiting] == 0.0)
         out.erase(out.begin() + halo, out.begin() + waiting + 1);
+    if (seconds[boundary] > 0.0)
+        out.insert(out.begin() + interaction, {"boundary", seconds[boundary]});
     return out;
 }
 
-/// A process's own work in the step's stages so far (s): construction, reorder, interaction,
-/// integration and checks (not the exchanges, nor the waiting for other processes), what load
-/// balancing compares (work_since_balance).
+/// A process's own work in the step's stages so far (s): construction, reorder, boundary,
+/// interaction, integration and checks (not the exchanges, nor the waiting for other processes),
+/// what load balancing compares (work_since_balance).
 inline double step_work_seconds(const double (&seconds)[step_stage_count]) {
-    return seconds[construction] + seconds[reorder] + seconds[interaction] + seconds[integration] +
-           seconds[checks];
+    return seconds[construction] + seconds[reorder] + seconds[boundary] + seconds[interaction] +
+           seconds[integration] + seconds[checks];
 }
 
 } // namespace sluice

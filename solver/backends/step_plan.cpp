@@ -11,6 +11,7 @@ namespace {
 struct PassName {
     const char* operator()(pass::Exchange) const { return "exchange"; }
     const char* operator()(pass::Construction) const { return "construction"; }
+    const char* operator()(pass::BoundaryCondition) const { return "boundary condition"; }
     const char* operator()(pass::ReuseStructure) const { return "reuse structure"; }
     const char* operator()(pass::Interaction p) const {
         return p.role == InteractionRole::predictor   ? "interaction (predictor)"
@@ -23,7 +24,9 @@ struct PassName {
                : p.stage == IntegrationStage::correct ? "integration (correct)"
                                                       : "integration (verlet)";
     }
-    const char* operator()(pass::HaloRefresh) const { return "halo refresh"; }
+    const char* operator()(pass::HaloRefresh p) const {
+        return p.on_build ? "halo refresh (walls)" : "halo refresh";
+    }
     const char* operator()(pass::Checks) const { return "checks"; }
     const char* operator()(pass::Balance) const { return "balance"; }
 };
@@ -42,11 +45,17 @@ CorrectorNeighbours corrector_neighbours(const Case& c, const PlanRequest& reque
     return request.corrector;
 }
 
-std::vector<StepPass> passes_of(bool symplectic, bool several, CorrectorNeighbours corrector) {
+std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_walls,
+                                CorrectorNeighbours corrector) {
     std::vector<StepPass> passes;
     if (several)
         passes.emplace_back(pass::Exchange{});
     passes.emplace_back(pass::Construction{});
+    if (modified_walls) {
+        passes.emplace_back(pass::BoundaryCondition{});
+        if (several)
+            passes.emplace_back(pass::HaloRefresh{true});
+    }
     if (symplectic) {
         passes.emplace_back(pass::Interaction{InteractionRole::predictor});
         passes.emplace_back(pass::TimeStep{});
@@ -87,6 +96,8 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.grid = domain_grid<D>(c, derived.support);
     p.radius = static_cast<float>(derived.support);
     p.integrator = c.physics.integrator;
+    p.modified_walls = c.physics.boundary == BoundaryKind::mdbc;
+    p.slip = c.physics.slip == SlipKind::no_slip ? WallSlip::no_slip : WallSlip::free_slip;
     p.verlet_reset_steps = c.physics.verlet_reset_steps;
     p.cfl = c.constants.cfl;
     p.density_min = static_cast<float>(c.physics.density_min_ratio * c.constants.rho0);
@@ -94,7 +105,7 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.corrector = corrector_neighbours(c, request);
     p.several_processes = request.several_processes;
     p.balance_interval = request.several_processes ? c.run.balance_interval : 0;
-    p.passes = passes_of(p.symplectic(), request.several_processes, p.corrector);
+    p.passes = passes_of(p.symplectic(), request.several_processes, p.modified_walls, p.corrector);
     return p;
 }
 

@@ -10,6 +10,7 @@
 /// |------------------|-------------------|---------------------|
 /// | Exchange         | exchange.cpp      | exchange.cu         |
 /// | Construction     | construction.cpp  | construction.cu     |
+/// | BoundaryCondition| boundary_condition.cpp | boundary_condition.cu |
 /// | ReuseStructure   | construction.cpp  | construction.cu     |
 /// | Interaction      | interaction.cpp   | interaction.cu      |
 /// | TimeStep         | integration.cpp   | integration.cu      |
@@ -29,6 +30,7 @@
 #include "neighbours/grid.h"
 #include "neighbours/module.h"
 #include "physics/kernels.h"
+#include "physics/mdbc.h"
 #include "physics/physics.h"
 
 #include <cstdint>
@@ -53,6 +55,10 @@ struct Exchange {};
 /// The neighbour structure on the state's positions (stage `construction`) and, in the reorder
 /// layout, every particle array gathered into its order (`reorder`).
 struct Construction {};
+/// mDBC (physics/mdbc.h): every owned wall particle with a ghost node takes its density and
+/// velocity from the fluid around that node, through the structure just built (`boundary`).
+/// Once a step, before the first interaction pass; the corrector's pass reads the same values.
+struct BoundaryCondition {};
 /// The corrector's neighbours without a build: the predictor's structure over the predicted
 /// positions, widened by the largest move since the build (query.h's skin; exact).
 struct ReuseStructure {};
@@ -67,8 +73,12 @@ struct TimeStep {};
 struct Integration {
     IntegrationStage stage = IntegrationStage::predict;
 };
-/// Several processes: the halo copies take their owners' state at n+½ (`halo`).
-struct HaloRefresh {};
+/// Several processes: the halo copies take their owners' state (`halo`): at n+½, after the
+/// predictor's integration, or (`on_build`) after the BoundaryCondition pass, when the positions
+/// the last build read are the state's (the CUDA backend's reorder layout keeps them apart).
+struct HaloRefresh {
+    bool on_build = false;
+};
 /// The end of the step: the clock advances, a non-physical state fails, particles that left the
 /// domain are excluded and reported (`checks`).
 struct Checks {};
@@ -76,9 +86,9 @@ struct Checks {};
 struct Balance {};
 } // namespace pass
 
-using StepPass =
-    std::variant<pass::Exchange, pass::Construction, pass::ReuseStructure, pass::Interaction,
-                 pass::TimeStep, pass::Integration, pass::HaloRefresh, pass::Checks, pass::Balance>;
+using StepPass = std::variant<pass::Exchange, pass::Construction, pass::BoundaryCondition,
+                              pass::ReuseStructure, pass::Interaction, pass::TimeStep,
+                              pass::Integration, pass::HaloRefresh, pass::Checks, pass::Balance>;
 
 /// The pass's name, for traces and for the architecture page.
 const char* pass_name(const StepPass& p);
@@ -114,6 +124,10 @@ struct StepPlan {
     GridSpec<D> grid{};  ///< bins over Case::domain: a particle outside it is excluded
     float radius = 0.0f; ///< search radius R = 2h (m)
     IntegratorKind integrator = IntegratorKind::symplectic;
+    /// mDBC: wall particles take no continuity sum (their density is the BoundaryCondition
+    /// pass's) and the plan has that pass; DBC: neither.
+    bool modified_walls = false;
+    WallSlip slip = WallSlip::no_slip; ///< mDBC
     int verlet_reset_steps = 40;
     double cfl = 0.2;
     float density_min = 0.0f, density_max = 0.0f; ///< kg/m³: outside, the step fails
@@ -136,10 +150,13 @@ struct StepPlan {
 };
 
 /// The plan of case c with constants `derived` (from its particles or its saved state).
-/// Symplectic: [Exchange] Construction Interaction(predictor) TimeStep Integration(predict)
-/// [HaloRefresh] Construction|ReuseStructure Interaction(corrector) Integration(correct) Checks
-/// [Balance]; Verlet: [Exchange] Construction Interaction(verlet) TimeStep Integration(verlet)
-/// Checks [Balance]. The bracketed passes run over several processes only.
+/// Symplectic: [Exchange] Construction {BoundaryCondition [HaloRefresh]} Interaction(predictor)
+/// TimeStep Integration(predict) [HaloRefresh] Construction|ReuseStructure Interaction(corrector)
+/// Integration(correct) Checks [Balance]; Verlet: [Exchange] Construction {BoundaryCondition
+/// [HaloRefresh]} Interaction(verlet) TimeStep Integration(verlet) Checks [Balance]. The
+/// bracketed passes run over several processes only (the HaloRefresh after BoundaryCondition
+/// gives the halo copies of wall particles their owners' new values); the braced ones with mDBC
+/// only.
 /// \throws std::invalid_argument when the neighbour module is not one there is
 ///         (validate_neighbour_module) or the grid over the domain is invalid (make_grid).
 template <int D>

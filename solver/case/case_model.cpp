@@ -26,6 +26,14 @@ const char* to_string(IntegratorKind i) {
     return i == IntegratorKind::symplectic ? "symplectic" : "verlet";
 }
 
+const char* to_string(BoundaryKind b) {
+    return b == BoundaryKind::dbc ? "dbc" : "mdbc";
+}
+
+const char* to_string(SlipKind s) {
+    return s == SlipKind::no_slip ? "noslip" : "freeslip";
+}
+
 const char* to_string(ProbeField f) {
     switch (f) {
     case ProbeField::pressure:

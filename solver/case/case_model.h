@@ -34,6 +34,11 @@ enum class KernelKind { wendland_c2, cubic_spline };
 enum class ViscosityKind { artificial, laminar };
 enum class DensityDiffusionKind { none, molteni, fourtakas };
 enum class IntegratorKind { symplectic, verlet };
+/// Wall boundary condition (cases/README.md): dynamic boundary particles (Crespo et al. 2007)
+/// or modified ones (English et al. 2022, physics/mdbc.h).
+enum class BoundaryKind { dbc, mdbc };
+/// mDBC: the velocity the fluid sees at a wall (physics/mdbc.h).
+enum class SlipKind { no_slip, free_slip };
 
 /// Faces of a tank, as DualSPHysics's boxfill: bit flags.
 enum TankFace : unsigned {
@@ -91,9 +96,11 @@ struct Physics {
     DensityDiffusionKind diffusion = DensityDiffusionKind::molteni;
     double diffusion_coef = 0.1; ///< δ (dimensionless)
     IntegratorKind integrator = IntegratorKind::symplectic;
-    int verlet_reset_steps = 40;    ///< Verlet: a forward Euler step every N steps
-    double density_min_ratio = 0.5; ///< stop when ρ < ratio·ρ0 (instability)
-    double density_max_ratio = 2.0; ///< stop when ρ > ratio·ρ0
+    BoundaryKind boundary = BoundaryKind::dbc;
+    SlipKind slip = SlipKind::no_slip; ///< mDBC only
+    int verlet_reset_steps = 40;       ///< Verlet: a forward Euler step every N steps
+    double density_min_ratio = 0.5;    ///< stop when ρ < ratio·ρ0 (instability)
+    double density_max_ratio = 2.0;    ///< stop when ρ > ratio·ρ0
 };
 
 struct RunControl {
@@ -172,6 +179,8 @@ const char* to_string(KernelKind k);           ///< "wendland", "cubic-spline"
 const char* to_string(ViscosityKind v);        ///< "artificial", "laminar"
 const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtakas"
 const char* to_string(IntegratorKind i);       ///< "symplectic", "verlet"
+const char* to_string(BoundaryKind b);         ///< "dbc", "mdbc"
+const char* to_string(SlipKind s);             ///< "noslip", "freeslip"
 const char* to_string(ProbeField f);           ///< "pressure", "velocity", "density"
 /// Space-separated face names of a TankFace mask, in the order bottom top left right front back.
 std::string tank_faces_to_string(unsigned faces);

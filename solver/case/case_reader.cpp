@@ -270,6 +270,11 @@ void read_physics(const Element& e, Physics& p) {
     static const Choices<IntegratorKind> integrators = {
         {to_string(IntegratorKind::symplectic), IntegratorKind::symplectic},
         {to_string(IntegratorKind::verlet), IntegratorKind::verlet}};
+    static const Choices<BoundaryKind> boundaries = {
+        {to_string(BoundaryKind::dbc), BoundaryKind::dbc},
+        {to_string(BoundaryKind::mdbc), BoundaryKind::mdbc}};
+    static const Choices<SlipKind> slips = {{to_string(SlipKind::no_slip), SlipKind::no_slip},
+                                            {to_string(SlipKind::free_slip), SlipKind::free_slip}};
 
     p.kernel = e.choice("kernel", "kernel", kernels).value_or(p.kernel);
     p.viscosity = e.choice("viscosity", "viscosity", viscosities).value_or(p.viscosity);
@@ -277,6 +282,11 @@ void read_physics(const Element& e, Physics& p) {
     p.diffusion = e.choice("diffusion", "density diffusion", diffusions).value_or(p.diffusion);
     p.diffusion_coef = e.number("diffusionCoef", at_least(0)).value_or(p.diffusion_coef);
     p.integrator = e.choice("integrator", "integrator", integrators).value_or(p.integrator);
+    p.boundary = e.choice("boundary", "boundary condition", boundaries).value_or(p.boundary);
+    if (e.has("slip") && p.boundary != BoundaryKind::mdbc)
+        e.fail_attribute("slip", "applies to boundary=\"mdbc\" only (DBC walls have no ghost "
+                                 "node to take the fluid's velocity from)");
+    p.slip = e.choice("slip", "wall slip", slips).value_or(p.slip);
     p.verlet_reset_steps = e.integer("verletReset", at_least(1)).value_or(p.verlet_reset_steps);
     p.density_min_ratio = e.number("densityMin", between_open(0, 1)).value_or(p.density_min_ratio);
     p.density_max_ratio = e.number("densityMax", greater_than(1)).value_or(p.density_max_ratio);
@@ -477,10 +487,11 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
     read_geometry(r, Element(r, *geometry, {"dp"}, {"domain", "fluid", "tank", "obstacle"}), c);
 
     if (const XMLElement* x = s.single("physics"))
-        read_physics(Element(r, *x,
-                             {"kernel", "viscosity", "viscosityValue", "diffusion", "diffusionCoef",
-                              "integrator", "verletReset", "densityMin", "densityMax"}),
-                     c.physics);
+        read_physics(
+            Element(r, *x,
+                    {"kernel", "viscosity", "viscosityValue", "diffusion", "diffusionCoef",
+                     "integrator", "verletReset", "densityMin", "densityMax", "boundary", "slip"}),
+            c.physics);
 
     if (const XMLElement* x = s.single("neighbours"))
         read_neighbours(Element(r, *x, {"construction", "query", "binWidth", "layout", "auto"}),

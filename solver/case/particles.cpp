@@ -266,9 +266,10 @@ ParticleCountEstimate estimate_particle_count(const Case& c) {
     return e;
 }
 
-ParticleSet generate_particles(const Case& c) {
-    ParticleSet s;
-    s.dimension = c.dimension;
+namespace {
+
+/// The boundary particles: tank walls, then obstacles in case order.
+void fill_boundary(const Case& c, ParticleSet& s) {
     if (c.tank)
         fill_tank(*c.tank, c, s);
     std::vector<Region> solids;
@@ -276,6 +277,21 @@ ParticleSet generate_particles(const Case& c) {
         solids.push_back({&o.box, &o.shape, o.layers});
     fill_regions(
         solids, c, ParticleType::boundary, {}, [](const Vector3d&) { return false; }, s);
+}
+
+} // namespace
+
+std::vector<Eigen::Vector3d> boundary_positions(const Case& c) {
+    ParticleSet s;
+    s.dimension = c.dimension;
+    fill_boundary(c, s);
+    return std::move(s.position);
+}
+
+ParticleSet generate_particles(const Case& c) {
+    ParticleSet s;
+    s.dimension = c.dimension;
+    fill_boundary(c, s);
     s.boundary_count = s.size();
     std::vector<Region> fluids;
     std::vector<Vector3d> velocities;

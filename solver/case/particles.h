@@ -66,4 +66,9 @@ ParticleCountEstimate estimate_particle_count(const Case& c);
 /// \throws std::invalid_argument as derive_constants does.
 ParticleSet generate_particles(const Case& c);
 
+/// The positions of generate_particles(c)'s boundary particles (ids 0 … boundary_count − 1, in
+/// that order), without the fluid: boundary particles never move, so a restarted run finds its
+/// walls' geometry (mDBC's ghost nodes, case/ghost_offsets.h) here.
+std::vector<Eigen::Vector3d> boundary_positions(const Case& c);
+
 } // namespace sluice

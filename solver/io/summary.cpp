@@ -57,7 +57,7 @@ std::vector<std::pair<std::string, double>> wall_shares(const RunSummary& s) {
 bool is_step_stage(const std::string& name) {
     return name == "construction" || name == "reorder" || name == "interaction" ||
            name == "integration" || name == "checks" || name == "halo" || name == "migration" ||
-           name == "waiting";
+           name == "waiting" || name == "boundary";
 }
 
 std::string performance_lines(const RunSummary& s) {

@@ -104,6 +104,10 @@ template GridSpec<2> covering_grid<2>(const GridSpec<2>&, const std::array<doubl
 template GridSpec<3> covering_grid<3>(const GridSpec<3>&, const std::array<double, 3>&,
                                       const std::array<double, 3>&);
 
+double ghost_node_reach(const Case& c, double search_radius) {
+    return c.physics.boundary == BoundaryKind::mdbc ? 2.0 * search_radius : 0.0;
+}
+
 namespace {
 
 /// The cut of `all` (the whole run's particles) into comm.size() slabs of equal estimated work,
@@ -130,7 +134,7 @@ SlabStart split_in(const Case& c, const SimulationState& all, double support,
     const double start = grid.origin[axis];
     out.slabs = balanced_slabs(coordinates, weights, D, axis, start,
                                start + grid.dims[axis] * double(grid.bin_size), grid.bin_size,
-                               radius, comm.size());
+                               radius, comm.size(), ghost_node_reach(c, support));
     out.state = select_particles(
         all, [&](std::size_t i) { return out.slabs.rank_of(coordinates[i]) == comm.rank(); });
     out.total_particles = all.size();
@@ -173,7 +177,8 @@ SlabResume resume_slab(const Case& c, const SimulationState& piece,
     const float radius = static_cast<float>(derived.support);
     const float bin =
         c.dimension == 2 ? domain_grid<2>(c, radius).bin_size : domain_grid<3>(c, radius).bin_size;
-    return {derived, slabs_with_faces(saved.axis, saved.faces, bin, radius)};
+    return {derived, slabs_with_faces(saved.axis, saved.faces, bin, radius,
+                                      ghost_node_reach(c, derived.support))};
 }
 
 std::string move_beyond_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,

@@ -49,6 +49,13 @@ GridSpec<D> covering_grid(const GridSpec<D>& grid, const std::array<double, D>& 
 /// distribution left them); ±infinity past the domain's ends.
 std::pair<double, double> slab_reach(const SlabDecomposition& slabs, int rank);
 
+/// How far beyond the search radius R (m) the queries of a particle reach: with mDBC a wall
+/// particle queries at its ghost node, which lies less than 2R away (wall particles deeper than
+/// R under the surface have none: no fluid particle sees them; case/ghost_offsets.h), so the halo
+/// of a slab must be 2R wider for its wall particles near a face to see all the fluid their
+/// ghost nodes see in one process. 0 with DBC.
+double ghost_node_reach(const Case& c, double search_radius);
+
 /// This process's start: its slab's particles of the generated set (ids global), the cut (along
 /// the neighbour grid's longest axis, faces on its bins, equal estimated work per slab) and the
 /// whole run's particle count. Every process computes the same cut, without communication.

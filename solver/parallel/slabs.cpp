@@ -90,12 +90,12 @@ std::string axis_name(int dimension, int axis) {
 }
 
 SlabDecomposition slabs_with_faces(int axis, std::vector<double> faces, double bin,
-                                   double search_radius) {
+                                   double search_radius, double ghost_reach) {
     SlabDecomposition s;
     s.axis = axis;
     s.bin = bin;
     s.max_step_move = search_radius / 16.0;
-    s.halo_width = search_radius + 2.0 * s.max_step_move;
+    s.halo_width = search_radius + 2.0 * s.max_step_move + ghost_reach;
     s.faces = std::move(faces);
     return s;
 }
@@ -103,8 +103,9 @@ SlabDecomposition slabs_with_faces(int axis, std::vector<double> faces, double b
 SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
                                  const std::vector<float>& weights, int dimension, int axis,
                                  double domain_min, double domain_max, double bin,
-                                 double search_radius, int ranks) {
-    SlabDecomposition s = slabs_with_faces(axis, {domain_min, domain_max}, bin, search_radius);
+                                 double search_radius, int ranks, double ghost_reach) {
+    SlabDecomposition s =
+        slabs_with_faces(axis, {domain_min, domain_max}, bin, search_radius, ghost_reach);
     const std::int64_t columns = bin_columns(s);
     const std::int64_t min_bins = min_bins_per_slab(s);
     if (ranks < 1 || columns <= ranks * min_bins) {

@@ -48,19 +48,20 @@ std::string axis_name(int dimension, int axis);
 /// of `bin` from domain_min, each with about the same total of `weights` (the particles' work
 /// estimates; empty: 1 each) of the particles at `coordinates` (their axis coordinates), and
 /// each at least halo_width wide; search_radius sets halo_width and max_step_move (R/16, with
-/// halo_width = R + 2·max_step_move).
+/// halo_width = R + 2·max_step_move + ghost_reach; ghost_reach (m): how far beyond R a particle's
+/// own queries reach, mDBC's ghost nodes: parallel/slab_start.h's ghost_node_reach).
 /// \throws std::invalid_argument, naming the axis length and the widths, when `ranks` slabs of
 ///         that width do not fit (too many processes for the domain), or when a slab would hold
 ///         no particles.
 SlabDecomposition balanced_slabs(const std::vector<float>& coordinates,
                                  const std::vector<float>& weights, int dimension, int axis,
                                  double domain_min, double domain_max, double bin,
-                                 double search_radius, int ranks);
+                                 double search_radius, int ranks, double ghost_reach = 0.0);
 
 /// The decomposition with the given faces (a checkpoint's): halo_width and max_step_move from
 /// the search radius, as balanced_slabs sets them.
 SlabDecomposition slabs_with_faces(int axis, std::vector<double> faces, double bin,
-                                   double search_radius);
+                                   double search_radius, double ghost_reach = 0.0);
 
 /// Moves the interior faces to balance measured work: `seconds[r]` is rank r's time since the
 /// last balance, `work_per_bin` the estimated work per bin column along the axis (all ranks';

@@ -37,6 +37,9 @@ struct FluidConstants {
     DensityDiffusion diffusion = DensityDiffusion::molteni2009;
     float ddt_coef = 0.0f;   ///< 2·δ·h·c0 (m²/s), density diffusion prefactor
     float hydro_coef = 0.0f; ///< ρ0·g/B (1/m), Fourtakas's hydrostatic density difference
+    /// DBC: wall particles take the continuity sum; mDBC: they take no sums (their density
+    /// comes from their ghost node, mdbc.h).
+    bool wall_continuity = true;
 };
 
 /// Tait equation of state (Batchelor 1967; Monaghan 1994; Crespo et al. 2015 eq. 16):

@@ -209,6 +209,23 @@ TEST(Decomposition, VerletAndIndexLayoutsMatchOneProcess) {
     }
 }
 
+/// mDBC: a wall particle near a slab face queries at its ghost node, up to 2R into the fluid,
+/// so the halo is 2R wider (ghost_node_reach) and the halo's walls are refreshed after the
+/// BoundaryCondition pass; the faces move every 20 steps, so wall particles migrate too.
+TEST(Decomposition, ModifiedWallsMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = test::dambreak_case(0.04);
+    c.physics.boundary = BoundaryKind::mdbc;
+    c.run.balance_interval = 20;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, mDBC");
+    Case c3 = dambreak_3d(0.02);
+    c3.physics.boundary = BoundaryKind::mdbc;
+    c3.physics.slip = SlipKind::free_slip;
+    c3.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    expect_split_run_agrees(*comm, c3, 100, 0.2, "dam break 3D, mDBC free-slip");
+}
+
 /// Fluid thrown across the slab faces and out of the domain: particles migrate every few
 /// steps and leave; every one stays owned by exactly one process (checked each step), and the
 /// same ones are excluded as in one process.
@@ -437,6 +454,18 @@ TEST(DecompositionCuda, DamBreak3DMatchesOneProcess) {
     SKIP_WITHOUT_A_GPU_EACH(comm);
     const Case c = balanced_dambreak_3d();
     expect_split_run_agrees(*comm, c, 100, 0.2, "dam break 3D, strips/0.5", 1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, ModifiedWallsMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = test::dambreak_case(0.04);
+    c.physics.boundary = BoundaryKind::mdbc;
+    c.run.balance_interval = 20;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, mDBC", 1.0, Backend::cuda);
+    Case c3 = balanced_dambreak_3d();
+    c3.physics.boundary = BoundaryKind::mdbc;
+    expect_split_run_agrees(*comm, c3, 100, 0.2, "dam break 3D, mDBC", 1.0, Backend::cuda);
 }
 
 TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {

@@ -44,10 +44,20 @@ float largest_move_since_build(const CpuState<D>& s);
 template <int D>
 void gather_state(CpuState<D>& s, const std::vector<std::uint32_t>& order, bool with_previous);
 
+// boundary_condition.cpp: pass::BoundaryCondition
+
+/// pass::BoundaryCondition (mDBC, physics/mdbc.h): every owned active wall particle with a
+/// ghost offset (state.ghost_offset, by id) takes the density and velocity mdbc_particle gives
+/// through the current structure.
+template <int D>
+void apply_boundary_condition(const StepPlan<D>& plan, CpuState<D>& s);
+
 // interaction.cpp: pass::Interaction
 
 /// One interaction pass over the active particles: pressure, acceleration, density_rate,
-/// acceleration_max, mu_max (the same for every InteractionRole on the CPU).
+/// acceleration_max, mu_max (the same for every InteractionRole on the CPU). With mDBC
+/// (plan.modified_walls) wall particles take no sums: their density is the BoundaryCondition
+/// pass's.
 template <int D>
 void interact(const StepPlan<D>& plan, CpuState<D>& s);
 

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/cpu_passes.h"
 #include "case/constants.h"
+#include "case/ghost_offsets.h"
 #include "case/particles.h"
 #include "case/state_conversion.h"
 #include "parallel/slab_start.h"
@@ -38,6 +39,7 @@ struct StepExecutor {
 
     void operator()(pass::Exchange) { distribute(plan, s); }
     void operator()(pass::Construction) { construct(plan, s, !plan.symplectic() || predicted); }
+    void operator()(pass::BoundaryCondition) { apply_boundary_condition(plan, s); }
     void operator()(pass::ReuseStructure) { reuse_structure(s); }
     void operator()(pass::Interaction) { interact(plan, s); }
     void operator()(pass::TimeStep) { set_time_step(plan, s); }
@@ -45,7 +47,7 @@ struct StepExecutor {
         integrate(plan, s, p.stage);
         predicted = predicted || p.stage == IntegrationStage::predict;
     }
-    void operator()(pass::HaloRefresh) { refresh_halo(s); }
+    void operator()(pass::HaloRefresh) { refresh_halo(s); } // on_build: the same arrays
     void operator()(pass::Checks) { finish_step(plan, s); }
     void operator()(pass::Balance) { balance(plan, s); }
 };
@@ -119,6 +121,8 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     s_.comm = comm;
     s_.slabs = std::move(slabs);
     s_.total_particles = comm ? total_particles : state.size();
+    if (plan_.modified_walls)
+        s_.ghost_offset = ghost_offsets<D>(c, derived_.support);
     load(state);
     s_.exclusions = ExclusionLog(s_.total_particles);
     s_.exclusions.mark_reported(state.excluded);

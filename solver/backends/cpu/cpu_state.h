@@ -128,6 +128,9 @@ struct CpuState {
     std::vector<std::uint32_t> id;
     std::uint32_t active = 0;
     std::uint32_t boundary_count = 0;
+    /// mDBC: x_g − x_b (m) of each wall particle by id (case/ghost_offsets.h; zero: none);
+    /// empty with DBC. Wall particles never move, so the table is fixed for the run.
+    std::vector<Vec<D>> ghost_offset;
     // derived per interaction pass
     std::vector<float> pressure, density_rate;
     std::vector<Vec<D>> acceleration;

@@ -23,10 +23,13 @@ void interact_with(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
     Vec<D>* acceleration = s.acceleration.data();
     float* density_rate = s.density_rate.data();
     const ParticleType* type = s.type.data();
+    const bool modified_walls = plan.modified_walls;
     float acceleration_max2 = 0.0f, mu_max = 0.0f;
 #pragma omp parallel for schedule(static, 64) reduction(max : acceleration_max2, mu_max)
     for (std::int64_t i = 0; i < n; ++i) {
-        if (halo && halo[i] != no_slot) { // its owner computes them
+        if ((halo && halo[i] != no_slot) ||                       // its owner computes them
+            (modified_walls && type[i] != ParticleType::fluid)) { // mDBC: the wall's density
+            // comes from its ghost node (BoundaryCondition), not from continuity
             acceleration[i] = Vec<D>{};
             density_rate[i] = 0.0f;
             continue;

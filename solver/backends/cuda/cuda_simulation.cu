@@ -59,6 +59,8 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
     // Everything a step touches is allocated here.
     allocate_state();
+    if (plan_.modified_walls)
+        upload_ghost_offsets(c);
     if (comm_)
         allocate_exchange();
     host_scalars_.allocate(1);
@@ -201,9 +203,11 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
                 options_.stage_timing;
-    walls_at_rest_ = walls_at_rest;
+    walls_at_rest_ = walls_at_rest && !plan_.modified_walls; // mDBC walls take the fluid's speed
+    // mDBC wall particles query nothing in the interaction pass (their density is the
+    // BoundaryCondition pass's), so there are no dry ones to skip.
     dry_walls_ = options_.skip_dry_walls && plan_.symplectic() && plan_.layout == Layout::reorder &&
-                 walls_at_rest && MonaghanMolteniModel::matches(plan_.fluid) &&
+                 walls_at_rest_ && MonaghanMolteniModel::matches(plan_.fluid) &&
                  options_.interaction != CudaInteraction::queued;
     if (dry_walls_) {
         for (DeviceArray<float>& until : dry_until_) {
@@ -298,8 +302,9 @@ template <int D>
 void CudaSimulation<D>::mark(Stage finished) {
     if (trace_) {
         // Debugging aid (SLUICE_CUDA_TRACE set): wait for each stage and say so on stderr.
-        static const char* const names[] = {"construction", "reorder", "interaction", "integration",
-                                            "checks",       "halo",    "migration",   "waiting"};
+        static const char* const names[] = {"construction", "reorder", "interaction",
+                                            "integration",  "checks",  "halo",
+                                            "migration",    "waiting", "boundary"};
         std::fprintf(stderr, "[sluice cuda] step %llu: %s enqueued\n",
                      static_cast<unsigned long long>(steps_ + 1), names[finished]);
         SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -319,6 +324,7 @@ struct CudaSimulation<D>::PassRunner {
     CudaSimulation<D>& s;
     void operator()(pass::Exchange) const { s.distribute(); }
     void operator()(pass::Construction) const { s.rebuild(); }
+    void operator()(pass::BoundaryCondition) const { s.apply_boundary_condition(); }
     void operator()(pass::ReuseStructure) const {
         // The predictor's structure over the predicted positions, widened by how far they moved
         // (exact, query.h).
@@ -327,7 +333,14 @@ struct CudaSimulation<D>::PassRunner {
     void operator()(pass::Interaction p) const { s.interact(p.role); }
     void operator()(pass::TimeStep) const { s.time_step(); }
     void operator()(pass::Integration p) const { s.integrate(p.stage); }
-    void operator()(pass::HaloRefresh) const { s.halo_refresh_pass(); }
+    void operator()(pass::HaloRefresh p) const {
+        if (p.on_build) { // mDBC's walls, on the build's positions
+            s.refresh_halo(nullptr, true);
+            s.mark(halo);
+        } else {
+            s.halo_refresh_pass();
+        }
+    }
     void operator()(pass::Checks) const { s.finish_step(); }
     void operator()(pass::Balance) const {
         if (s.plan_.balances_after(s.steps_))

@@ -88,6 +88,8 @@ public:
     template <class QueryT, class ViewT, class KernelT>
     void launch_interaction(const ViewT& view, const KernelT& kernel, const DryWalls& dry,
                             const NeighbourLists& lists);
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_boundary_condition(const ViewT& view, const KernelT& kernel);
     template <class QueryT, class ViewT>
     void launch_count(const ViewT& view, std::uint32_t* d_counts_by_id);
     template <class QueryT, class ViewT, class KernelT>
@@ -131,6 +133,10 @@ private:
     void upload_state(const HostState& h, const SimulationState& state);
     /// The executor: one overload per pass of the plan (cuda_simulation.cu).
     struct PassRunner;
+    /// mDBC: ghost_offsets_ from the case's geometry (boundary_condition.cu).
+    void upload_ghost_offsets(const Case& c);
+    /// BoundaryCondition (mDBC): wall particles from their ghost nodes (boundary_condition.cu).
+    void apply_boundary_condition();
     /// TimeStep: dt from the interaction pass's maxima, on the device.
     void time_step();
     /// Integration: predict, correct or Verlet, over the last build's order.
@@ -180,8 +186,9 @@ private:
     /// Drops the halo, migrates, receives a new halo (collective; host waits for the counts).
     void distribute();
     /// The halo copies take their owners' state; `skin` (optional) folds in how far they moved
-    /// from the positions the current structure was built on.
-    void refresh_halo(float* skin);
+    /// from the positions the current structure was built on. `on_build`: between a build and
+    /// the next integration (mDBC's walls), when the state is in the positions the build read.
+    void refresh_halo(float* skin, bool on_build = false);
     /// halo_index_ and sent_index_ from the tags (after any reorder).
     void index_slots();
     /// Sorts order ← [0, n) by keys (stable, 3 bits) and returns the count of each key (host).
@@ -234,6 +241,9 @@ private:
     DeviceArray<float> previous_density_[2];
     int previous_current_ = 0;
     DeviceArray<StepScalars> scalars_;
+    /// mDBC: x_g − x_b (m) of each wall particle by id (case/ghost_offsets.h; zero: none).
+    DeviceArray<Vec<D>> ghost_offsets_;
+    std::uint32_t ghost_offset_count_ = 0;
     // index layout: CUB's partition of the compaction (its index, flag and order arrays borrow
     // the derivatives, dead between the integration and the next interaction pass)
     DeviceArray<unsigned char> partition_temp_;

@@ -194,14 +194,17 @@ void CudaSimulation<D>::index_slots() {
 }
 
 template <int D>
-void CudaSimulation<D>::refresh_halo(float* skin) {
+void CudaSimulation<D>::refresh_halo(float* skin, bool on_build) {
+    // Reorder layout: after a build the state is in the build's sorted copy (the state's own
+    // array is in the order before it until the next integration writes it).
+    Vec<D>* const state_positions = on_build ? const_cast<Vec<D>*>(view_positions()) : positions();
     const std::uint32_t sent = sent_below_ + sent_above_;
     const std::uint32_t received = received_below_ + received_above_;
     auto* out = reinterpret_cast<HaloRecord<D>*>(send_records_.get());
     auto* in = reinterpret_cast<HaloRecord<D>*>(receive_records_.get());
     if (sent > 0) {
         pack_halo_kernel<D><<<blocks_for(sent, block_size), block_size, 0, stream_>>>(
-            sent_index_.get(), sent, positions(), motion_[current_].get(), out);
+            sent_index_.get(), sent, state_positions, motion_[current_].get(), out);
         SLUICE_CUDA_CHECK_LAUNCH();
     }
     const std::size_t record = sizeof(HaloRecord<D>);
@@ -210,8 +213,8 @@ void CudaSimulation<D>::refresh_halo(float* skin) {
                     stream_);
     if (received > 0) {
         unpack_halo_kernel<D><<<blocks_for(received, block_size), block_size, 0, stream_>>>(
-            in, received, halo_index_.get(), positions(), motion_[current_].get(), view_positions(),
-            skin);
+            in, received, halo_index_.get(), state_positions, motion_[current_].get(),
+            view_positions(), skin);
         SLUICE_CUDA_CHECK_LAUNCH();
     }
 }
@@ -270,7 +273,7 @@ template std::array<std::uint32_t, 5> CudaSimulation<2>::sort_by_keys(std::uint3
                                                                       const std::uint32_t*);
 template void CudaSimulation<2>::distribute();
 template void CudaSimulation<2>::index_slots();
-template void CudaSimulation<2>::refresh_halo(float*);
+template void CudaSimulation<2>::refresh_halo(float*, bool);
 template void CudaSimulation<2>::halo_refresh_pass();
 template void CudaSimulation<2>::balance();
 template std::vector<std::uint32_t> CudaSimulation<3>::download_tags(std::uint32_t) const;
@@ -278,7 +281,7 @@ template std::array<std::uint32_t, 5> CudaSimulation<3>::sort_by_keys(std::uint3
                                                                       const std::uint32_t*);
 template void CudaSimulation<3>::distribute();
 template void CudaSimulation<3>::index_slots();
-template void CudaSimulation<3>::refresh_halo(float*);
+template void CudaSimulation<3>::refresh_halo(float*, bool);
 template void CudaSimulation<3>::halo_refresh_pass();
 template void CudaSimulation<3>::balance();
 } // namespace sluice::gpu

@@ -316,7 +316,12 @@ __global__ void __launch_bounds__(interaction_block)
     float acceleration2 = 0.0f, mu = 0.0f;
     Vec<D> x{};
     const bool binned = load_if_binned(view, i, n, x);
-    const bool halo = binned && tags != nullptr && is_halo(tags[i]);
+    // A halo copy (its owner computes its sums) or an mDBC wall particle (its density is the
+    // BoundaryCondition pass's): no query, zero derivatives.
+    const bool halo =
+        binned && ((tags != nullptr && is_halo(tags[i])) ||
+                   (!c.wall_continuity && decode_type(motion_signed_density<D>(detail::load_motion(
+                                              particles.motions + i))) == ParticleType::boundary));
     // Dry walls, decided per warp (a warp runs as long as its slowest lane): a warp of wall
     // particles (and idle lanes) skips when all of them are certified dry; else, in the build
     // pass, when one of them was dry but its certificate ran out (or when retry_wet), all of

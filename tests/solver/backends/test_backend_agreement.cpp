@@ -13,8 +13,8 @@
 // above rounding and far below any modelling error.
 
 #include "backends/backend_tags.h"
-#include "case/gauge_plan.h"
 #include "backends/simulation.h"
+#include "case/gauge_plan.h"
 #include "support/cases.h"
 #include "support/state_difference.h"
 
@@ -99,6 +99,25 @@ TYPED_TEST(BackendAgreement, AgreesWithCpuOnDamBreak3D) {
     Case c = test::small_dambreak_3d_case(0.02);
     c.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
     expect_backends_agree(c, 100, 0.2, "dam break 3D, h = 1.3 dp", TypeParam::backend);
+}
+
+/// Modified dynamic boundaries (mDBC: the BoundaryCondition pass, wall particles without
+/// continuity sums) within the same tolerance: 2D and 3D, both slip conditions, both
+/// integrators, the index layout.
+TYPED_TEST(BackendAgreement, ModifiedWallsAgreeWithCpu) {
+    Case c = test::dambreak_case(0.04);
+    c.physics.boundary = BoundaryKind::mdbc;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, mDBC no-slip", TypeParam::backend);
+    c.physics.slip = SlipKind::free_slip;
+    c.physics.integrator = IntegratorKind::verlet;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, mDBC free-slip, Verlet", TypeParam::backend);
+    c.physics.integrator = IntegratorKind::symplectic;
+    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5/index");
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, mDBC, index layout", TypeParam::backend);
+    Case c3 = test::small_dambreak_3d_case(0.02);
+    c3.physics.boundary = BoundaryKind::mdbc;
+    c3.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    expect_backends_agree(c3, 100, 0.2, "dam break 3D, mDBC", TypeParam::backend);
 }
 
 /// The index layouts and the linked list against the CPU (same module), 2D and 3D, both

@@ -263,3 +263,36 @@ TEST(StepPlan, PassNames) {
 }
 
 } // namespace
+
+/// mDBC: the wall particles' pass right after the first build, before any interaction pass
+/// reads their densities; over several processes followed by a refresh of the halo's walls
+/// (on the build's positions). DBC has neither.
+TEST(StepPlan, ModifiedWallsTakeTheirPassAfterTheFirstBuild) {
+    Case c = test::dambreak_case(0.04);
+    EXPECT_FALSE(plan_of(c, request(CorrectorNeighbours::reuse, false, false)).modified_walls);
+    c.physics.boundary = BoundaryKind::mdbc;
+    c.physics.slip = SlipKind::free_slip;
+    const StepPlan<2> one = plan_of(c, request(CorrectorNeighbours::reuse, false, false));
+    EXPECT_TRUE(one.modified_walls);
+    EXPECT_FALSE(one.fluid.wall_continuity);
+    EXPECT_EQ(one.slip, WallSlip::free_slip);
+    EXPECT_EQ(
+        pass_names(one.passes),
+        (std::vector<std::string>{"construction", "boundary condition", "interaction (predictor)",
+                                  "time step", "integration (predict)", "reuse structure",
+                                  "interaction (corrector)", "integration (correct)", "checks"}));
+    const StepPlan<2> several = plan_of(c, request(CorrectorNeighbours::reuse, false, true));
+    EXPECT_EQ(pass_names(several.passes),
+              (std::vector<std::string>{"exchange", "construction", "boundary condition",
+                                        "halo refresh (walls)", "interaction (predictor)",
+                                        "time step", "integration (predict)", "halo refresh",
+                                        "reuse structure", "interaction (corrector)",
+                                        "integration (correct)", "checks", "balance"}));
+    EXPECT_TRUE(std::get<pass::HaloRefresh>(several.passes[3]).on_build);
+    EXPECT_FALSE(std::get<pass::HaloRefresh>(several.passes[7]).on_build);
+    c.physics.integrator = IntegratorKind::verlet;
+    EXPECT_EQ(
+        pass_names(plan_of(c, request(CorrectorNeighbours::reuse, false, false)).passes),
+        (std::vector<std::string>{"construction", "boundary condition", "interaction (verlet)",
+                                  "time step", "integration (verlet)", "checks"}));
+}

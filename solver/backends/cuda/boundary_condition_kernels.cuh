@@ -1,0 +1,51 @@
+#pragma once
+/// \file boundary_condition_kernels.cuh
+/// The kernel of the CUDA backend's mDBC pass (boundary_condition.cu; physics/mdbc.h).
+
+#include "backends/cuda/step_kernels.cuh"
+#include "physics/mdbc.h"
+
+#include <cstdint>
+
+namespace sluice::gpu {
+
+/// One thread per particle of the last build's order: an owned, binned wall particle whose id
+/// has a ghost offset takes mdbc_particle's density and velocity, written into its motion entry
+/// and its p/ρ² (the 3D position's padding, the 2D motion's w), both where the interaction pass
+/// reads them (`positions`: the view's; `motions`: the state's). The ghost node's query reads
+/// fluid particles only and the kernel writes wall particles only, so no thread reads what
+/// another writes (a wall's entry loaded by a query is discarded: its type is the same before
+/// and after).
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
+__global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* motions,
+                            KernelT kernel, FluidConstants c, WallSlip slip, std::uint32_t n,
+                            const std::uint32_t* __restrict__ ids,
+                            const Vec<D>* __restrict__ ghost_offsets, std::uint32_t wall_ids,
+                            const std::uint32_t* __restrict__ tags) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    Vec<D> x{};
+    if (!load_if_binned(view, i, n, x) || (tags != nullptr && is_halo(tags[i])))
+        return;
+    const Float4 m = motions[i];
+    const float signed_rho = motion_signed_density<D>(m);
+    if (decode_type(signed_rho) != ParticleType::boundary)
+        return;
+    const std::uint32_t id = ids[i];
+    if (id >= wall_ids)
+        return;
+    const Vec<D> to_ghost = ghost_offsets[id];
+    if (norm2(to_ghost) == 0.0f) // no ghost node: never within reach of the fluid
+        return;
+    const PackedParticlesView<D> particles{view.positions, motions};
+    const WallState<D> w =
+        mdbc_particle<QueryT>(view, particles, kernel, c, plain_position(x), to_ghost, slip);
+    Vec<D> packed_position;
+    Float4 packed_motion;
+    pack_particle<D>(c, plain_position(x), w.velocity, w.density, ParticleType::boundary,
+                     packed_position, packed_motion);
+    motions[i] = packed_motion;
+    if constexpr (D == 3)
+        positions[i].c[3] = packed_position.c[3];
+}
+
+} // namespace sluice::gpu
