@@ -23,6 +23,23 @@ struct Candidate {
     double d2;
 };
 
+/// Sorts candidates by distance; equal distances keep the order they were listed in (tank
+/// before obstacles in case order; a box's faces x, y, z, low before high; a mesh's primitives
+/// by index), so a particle equidistant from two faces always gets the same one.
+void sort_by_distance(std::vector<Candidate>& cands, std::vector<std::uint32_t>& order,
+                      std::vector<Candidate>& sorted) {
+    order.resize(cands.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return cands[a].d2 < cands[b].d2 || (cands[a].d2 == cands[b].d2 && a < b);
+    });
+    sorted.clear();
+    for (const std::uint32_t i : order)
+        sorted.push_back(cands[i]);
+    cands.swap(sorted);
+}
+
 bool used_axis(int k, int dimension) {
     return dimension == 3 || k != 1;
 }
@@ -380,8 +397,8 @@ private:
 
 /// Per-thread buffers of the searches.
 struct Scratch {
-    std::vector<Candidate> candidates;
-    std::vector<std::uint32_t> ids;
+    std::vector<Candidate> candidates, sorted;
+    std::vector<std::uint32_t> ids, order;
 };
 
 enum class Search { found, on_surface, none };
@@ -408,8 +425,7 @@ Search nearest_open(const Solids& solids, const SolidListT& list, const Vector3d
         cands.clear();
         for (const Solid* s : list)
             s->candidates(p, radius, c.dimension, scratch.ids, cands);
-        std::sort(cands.begin(), cands.end(),
-                  [](const Candidate& a, const Candidate& b) { return a.d2 < b.d2; });
+        sort_by_distance(cands, scratch.order, scratch.sorted);
         const double r2 = radius * radius;
         if (check_surface && !cands.empty() && cands.front().d2 <= r2 && cands.front().d2 < eps2)
             return Search::on_surface;
@@ -475,8 +491,7 @@ std::optional<Eigen::Vector3d> wall_surface_normal(const Case& c, const Eigen::V
     auto& cands = scratch.candidates;
     for (const Solid& s : solids.all())
         s.candidates(point, c.dp, c.dimension, scratch.ids, cands);
-    std::sort(cands.begin(), cands.end(),
-              [](const Candidate& a, const Candidate& b) { return a.d2 < b.d2; });
+    sort_by_distance(cands, scratch.order, scratch.sorted);
     const Candidate* nearest = nullptr;
     for (const Candidate& k : cands) {
         if (k.d2 > c.dp * c.dp)
