@@ -352,9 +352,16 @@ public:
             }
             solids_.push_back(s);
         }
+        for (const Solid& solid : solids_)
+            every_.push_back(&solid);
     }
 
+    Solids(const Solids&) = delete; // every_ points into solids_
+    Solids& operator=(const Solids&) = delete;
+
     const std::vector<Solid>& all() const { return solids_; }
+    /// Pointers to all(), for searching every solid.
+    const std::vector<const Solid*>& every() const { return every_; }
 
     /// The solid a boundary particle belongs to (header's rule), or nullptr.
     const Solid* owner(const Vector3d& p) const {
@@ -393,6 +400,7 @@ public:
 private:
     const Case& c_;
     std::vector<Solid> solids_;
+    std::vector<const Solid*> every_;
 };
 
 /// Per-thread buffers of the searches.
@@ -454,10 +462,7 @@ WallGhost ghost_of(const Solids& solids, const Vector3d& p, Scratch& scratch) {
     if (r == Search::on_surface)
         return g;
     if (r == Search::none) {
-        std::vector<const Solid*> every;
-        for (const Solid& s : solids.all())
-            every.push_back(&s);
-        r = nearest_open(solids, every, p, false, scratch, k);
+        r = nearest_open(solids, solids.every(), p, false, scratch, k);
         if (r != Search::found)
             return g;
     }
