@@ -6,6 +6,7 @@
 
 #include "backends/backend_options.h"
 #include "case/particles.h"
+#include "case/wall_normals.h"
 #include "io/async_output.h"
 #include "neighbours/grid.h"
 
@@ -40,6 +41,29 @@ std::string grid_dims_text(const GridSummary& grid) {
     return s.str();
 }
 
+/// The wall-normal line: how many boundary particles get an mDBC normal and ghost node from the
+/// geometry (case/wall_normals.h), and where up to five of those without one are.
+void print_wall_normals(std::ostream& out, const Case& c, const ParticleSet& particles) {
+    const std::vector<Eigen::Vector3d> boundary(particles.position.begin(),
+                                                particles.position.begin() +
+                                                    static_cast<long>(particles.boundary_count));
+    const std::vector<WallGhost> ghosts = wall_ghosts(c, boundary);
+    std::vector<std::size_t> missing;
+    for (std::size_t i = 0; i < ghosts.size(); ++i)
+        if (!ghosts[i].found)
+            missing.push_back(i);
+    out << "  wall normals    " << ghosts.size() - missing.size() << " of " << ghosts.size()
+        << " boundary particles (" << missing.size() << " without one)";
+    for (std::size_t k = 0; k < missing.size() && k < 5; ++k) {
+        const Eigen::Vector3d& p = boundary[missing[k]];
+        out << (k ? ", " : ": at ") << "(" << p.x() << " ";
+        if (c.dimension == 3)
+            out << p.y() << " ";
+        out << p.z() << ")";
+    }
+    out << (missing.size() > 5 ? ", ...\n" : "\n");
+}
+
 } // namespace
 
 int check_command(const Options& o) {
@@ -54,8 +78,9 @@ int check_command(const Options& o) {
     const DerivedConstants& k = particles.constants;
     std::cout << "  particles       " << particles.size() << " (" << particles.fluid_count
               << " fluid, " << particles.boundary_count << " boundary)\n"
-              << "  dp              " << c.dp << " m\n"
-              << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
+              << "  dp              " << c.dp << " m\n";
+    print_wall_normals(std::cout, c, particles);
+    std::cout << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
               << "  c0              " << k.speed_of_sound << " m/s\n"
               << "  initial dt      " << k.initial_dt << " s\n";
     const MemoryEstimate memory = estimate_cpu_memory(c, particles.size());

@@ -57,6 +57,10 @@ public:
     /// Enclosed volume, m³ (divergence theorem; positive for either orientation).
     double volume() const { return volume_; }
     std::size_t triangle_count() const { return triangles_.size(); }
+    /// The vertices (m) and the triangles' vertex indices, as given (for nearest-point queries:
+    /// case/wall_normals.h).
+    const std::vector<Eigen::Vector3d>& vertices() const { return vertices_; }
+    const std::vector<std::array<std::size_t, 3>>& triangles() const { return triangles_; }
 
 private:
     std::vector<Eigen::Vector3d> vertices_;

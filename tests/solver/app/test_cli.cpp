@@ -128,8 +128,9 @@ TEST_F(Cli, HelpAndVersion) {
 TEST_F(Cli, CheckPrintsWhatARunWouldUse) {
     const Result r = sluice("check '" SLUICE_CASES_DIR "/dambreak2d.xml'");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    for (const char* part : {"valid", "5000 fluid", "1518 boundary", "h ", "c0 ", "initial dt",
-                             "grid ", "bins", "memory"})
+    for (const char* part :
+         {"valid", "5000 fluid", "1518 boundary", "h ", "c0 ", "initial dt", "grid ", "bins",
+          "memory", "wall normals    1518 of 1518 boundary particles (0 without one)"})
         EXPECT_TRUE(contains(r.output, part)) << part << " missing in:\n" << r.output;
 }
 
