@@ -266,10 +266,10 @@ def main(argv=None):
         print(f"plot_gauges: {e}", file=sys.stderr)
         return 2
     for gauge, column in mapping.items():
-        if gauge not in sim or column not in exp:
-            print(f"plot_gauges: --map {gauge}={column}: "
-                  f"{'no gauge ' + gauge if gauge not in sim else 'no experiment column ' + column}",
-                  file=sys.stderr)
+        missing = (f"no gauge {gauge}" if gauge not in sim else
+                   f"no experiment column {column}" if column not in exp else None)
+        if missing:
+            print(f"plot_gauges: --map {gauge}={column}: {missing}", file=sys.stderr)
             return 2
     if args.t_range:
         t0, t1 = args.t_range
