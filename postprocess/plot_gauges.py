@@ -2,7 +2,7 @@
 """Plots a run's gauges over time, one panel per gauge, optionally against an experiment.
 
     python3 postprocess/plot_gauges.py RUN_DIR [--exp CSV] [--map GAUGE=COLUMN ...]
-                                       [--out DIR] [--t-range T0 T1] [--robust N]
+                                       [--out DIR] [--t-range T0 T1] [--robust SECONDS]
 
 RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` for a case with
 <gauges>). Gauges are grouped by kind into one PNG each, a panel per gauge (small multiples
@@ -28,11 +28,14 @@ written to DIR/gauge_errors.csv:
 --t-range T0 T1: draw (and compare) only T0 <= t <= T1 (default: the run's times).
 
 The y-range of a panel is robust: the simulation's curves count after a running median over
---robust N samples (default 5), so an excursion narrower than about N/2 samples (a single
-spike) does not set the range, while a peak that lasts longer does; a measurement counts
-whole, its peak being real. The range gets a 10 % margin. What lies beyond it is clipped and
-marked: a red triangle at the panel's edge where each clipped excursion peaks, the largest
-excursions' values written beside it and printed. --robust 1 (or 0) draws every value in range.
+--robust SECONDS (default 0.005 s, and at least MIN_WINDOW samples), so a spike, or a burst of
+acoustic oscillation, shorter than about half of that does not set the range, while a peak
+that lasts longer does; only full windows count, so the readings within half a window of a
+gap (a probe's first readings as water reaches it) or of the series' ends do not set it. A
+measurement counts whole, its peak being real. The range gets a 10 % margin. What lies beyond
+it is clipped and marked: a red triangle at the panel's edge where each clipped excursion
+peaks, the panel's largest clipped value above and below written beside its mark, and the
+largest LABELLED_CLIPS of a PNG printed. --robust 0 draws every value in range.
 
 Empty cells (a gauge without a reading, e.g. a probe in air) are gaps in the curves.
 Needs numpy and matplotlib (Debian: python3-numpy python3-matplotlib).
@@ -50,7 +53,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 MARGIN = 0.10  # of the robust span, above and below
-LABELLED_CLIPS = 3  # clipped excursions per panel whose value is written
+MIN_WINDOW = 5  # samples of the running median, at the least
+LABELLED_CLIPS = 3  # clipped excursions printed per PNG, the largest
 
 
 def read_series(path):
@@ -101,16 +105,26 @@ def panel_of(name):
     return name.split(".velocity_")[0] if ".velocity_" in name else name
 
 
+def window_samples(t, seconds):
+    """Samples of a running median over `seconds` of the series' times (at least MIN_WINDOW);
+    1 (no median) for seconds <= 0."""
+    if seconds <= 0:
+        return 1
+    dt = float(np.median(np.diff(t))) if t.size > 1 else 0.0
+    return max(MIN_WINDOW, int(round(seconds / dt)) if dt > 0 else MIN_WINDOW)
+
+
 def running_median(y, n):
-    """Median over a centred window of n samples (NaN where the window holds no value)."""
+    """Median over a centred window of n samples; NaN where the window is not full (within n/2
+    samples of a gap or of the ends)."""
     if n <= 1 or y.size == 0:
         return y
     half = n // 2
     padded = np.concatenate([np.full(half, np.nan), y, np.full(n - 1 - half, np.nan)])
     windows = np.lib.stride_tricks.sliding_window_view(padded, n)
     out = np.full(y.shape, np.nan)
-    ok = np.isfinite(windows).any(axis=1)
-    out[ok] = np.nanmedian(windows[ok], axis=1)
+    ok = np.isfinite(windows).all(axis=1)
+    out[ok] = np.median(windows[ok], axis=1)
     return out
 
 
@@ -166,6 +180,7 @@ def draw_panel(ax, sim, exp, columns, mapping, robust, label):
     """One gauge's curves (and its measurements) with a robust y-range; returns the clipped
     excursions [(t, value, above)]."""
     sim_curves, exp_curves = [], []
+    robust = window_samples(sim["t"], robust)
     for name in columns:
         (line,) = ax.plot(sim["t"], sim[name], lw=1.1,
                           label=name.split(".")[-1] if len(columns) > 1 else "simulation")
@@ -189,10 +204,16 @@ def draw_panel(ax, sim, exp, columns, mapping, robust, label):
         for tc, _, above in clips:
             ax.plot([tc], [hi if above else lo], ls="none", marker="^" if above else "v",
                     ms=7, color="red", clip_on=False, zorder=5)
-        for tc, value, above in sorted(clips, key=lambda c: -abs(c[1]))[:LABELLED_CLIPS]:
-            ax.annotate(f"{value:.4g}", (tc, hi if above else lo), color="red", fontsize=7,
-                        xytext=(4, -9 if above else 3), textcoords="offset points",
-                        annotation_clip=False)
+        for side in (True, False):  # the largest clipped value above, and below, written
+            extremes = [c for c in clips if c[2] == side]
+            if extremes:
+                tc, value, _ = max(extremes, key=lambda c: abs(c[1]))
+                last = max(c[0] for c in extremes)  # written right of the last mark
+                ax.annotate(f"{'max' if side else 'min'} {value:.4g} at {tc:.4g} s",
+                            (last, hi if side else lo), color="red", fontsize=7,
+                            xytext=(7, -9 if side else 3), textcoords="offset points",
+                            annotation_clip=False,
+                            bbox=dict(fc="white", ec="none", alpha=0.8, pad=0.5))
     ax.set_ylabel(label, fontsize=8)
     ax.grid(alpha=0.3)
     ax.tick_params(labelsize=7)
@@ -209,13 +230,16 @@ def plot_group(path, title, label, panels, sim, exp, mapping, robust):
                              figsize=(9 if ncols == 1 else 13, 1.2 + 2.0 * nrows))
     clipped = []
     for k, (gauge, columns) in enumerate(panels):
-        ax = axes[k % nrows][k // nrows]
+        ax = axes[k // ncols][k % ncols]  # row by row
         clips = draw_panel(ax, sim, exp, columns, mapping, robust, label)
         clipped += [(gauge, tc, value) for tc, value, _ in clips]
         ax.set_title(gauge, fontsize=9, loc="left")
         ax.legend(fontsize=7, loc="upper right")
     for k in range(n, nrows * ncols):
-        axes[k % nrows][k // nrows].set_visible(False)
+        axes[k // ncols][k % ncols].set_visible(False)
+        above = axes[k // ncols - 1][k % ncols]  # now the lowest panel of its column
+        above.xaxis.set_tick_params(labelbottom=True)
+        above.set_xlabel("t (s)")
     for ax in axes[-1]:
         ax.set_xlabel("t (s)")
     axes[0][0].set_xlim(sim["t"][0], sim["t"][-1])
@@ -240,9 +264,9 @@ def parse(argv):
     parser.add_argument("--out", help="folder for the PNGs and gauge_errors.csv")
     parser.add_argument("--t-range", nargs=2, type=float, metavar=("T0", "T1"),
                         help="draw and compare only T0 <= t <= T1 (s)")
-    parser.add_argument("--robust", type=int, default=5, metavar="N",
-                        help="running-median window (samples) for the y-range; 1: every "
-                        "value in range (default 5)")
+    parser.add_argument("--robust", type=float, default=0.005, metavar="SECONDS",
+                        help="running-median window for the y-range (default 0.005 s, at least "
+                        f"{MIN_WINDOW} samples); 0: every value in range")
     return parser.parse_args(argv)
 
 

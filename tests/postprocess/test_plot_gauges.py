@@ -133,8 +133,18 @@ class PlotGauges(unittest.TestCase):
         self.assertAlmostEqual(lo, -1000.0 - 0.1 * 2000.0, delta=20.0)
         clips = plot_gauges.clipped_excursions(t, y, lo, hi)
         self.assertEqual(clips, [(t[500], 1e5, True)])
-        # --robust 1: every value in range.
+        # --robust 0: every value in range.
         self.assertGreater(plot_gauges.robust_limits([y], [], 1)[1], 1e5)
+        self.assertEqual(plot_gauges.window_samples(t, 0.0), 1)
+        self.assertEqual(plot_gauges.window_samples(t, 0.005), plot_gauges.MIN_WINDOW)
+        self.assertEqual(plot_gauges.window_samples(np.arange(0, 1, 0.0002), 0.005), 25)
+
+    def test_the_first_readings_after_a_gap_do_not_set_the_range(self):
+        y = np.full(200, np.nan)
+        y[100:] = 10.0
+        y[100:102] = -4e4  # a probe's first readings as water reaches it
+        lo, hi = plot_gauges.robust_limits([y], [], 5)
+        self.assertGreater(lo, -10.0)
 
     def test_a_lasting_peak_and_the_measurement_set_the_range(self):
         t = np.arange(0.0, 1.0, 0.001)
