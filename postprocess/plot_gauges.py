@@ -1,29 +1,48 @@
 #!/usr/bin/env python3
-"""Plots a run's gauges over time, optionally against an experiment, with error metrics.
+"""Plots a run's gauges over time, one panel per gauge, optionally against an experiment.
 
-    python3 postprocess/plot_gauges.py RUN_DIR [--exp CSV] [--out DIR]
+    python3 postprocess/plot_gauges.py RUN_DIR [--exp CSV] [--map GAUGE=COLUMN ...]
+                                       [--out DIR] [--t-range T0 T1] [--robust SECONDS]
 
 RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` for a case with
-<gauges>). Gauges are grouped by kind and name into one PNG each:
-  heights.png    columns in m named like H1, H2, ... (height and front gauges)
-  pressures.png  columns NAME.pressure (Pa)
-  velocities.png columns NAME.velocity_x/_y/_z (m/s)
-  densities.png  columns NAME.density (kg/m3)
+<gauges>). Gauges are grouped by kind into one PNG each, a panel per gauge (small multiples
+over a shared time axis):
+  heights.png    columns in m (height and front gauges)
+  pressures.png  wall pressure sensors (plain names such as P1, unit Pa) and probe pressures
+                 (NAME.pressure)
+  velocities.png probe velocities (NAME.velocity_x/_y/_z: one panel per probe)
+  densities.png  probe densities (NAME.density)
 and, in general, one PNG per unit for whatever else is there.
 
---exp CSV: an experiment with a `t` column (s) and columns named like the gauges (e.g. H2,
-P1.pressure; '#' comment lines allowed). Each matching gauge is drawn with the measurement and
-compared on the experiment's times (the simulation interpolated linearly, only where it has
-values). Metrics per gauge, printed and written to DIR/gauge_errors.csv:
+--exp CSV (or --experiment CSV): an experiment with a `t` column (s) and columns named like the
+gauges (e.g. H2, P1, P1.pressure; '#' comment lines allowed). --map GAUGE=COLUMN pairs a gauge
+with an experiment column of another name (repeatable, e.g. --map P1.pressure=sensor1). Each
+matched gauge's panel shows the measurement (a line where it has more than 200 samples in the
+shown time range, else markers), and the gauge is compared on the experiment's times (the
+simulation interpolated linearly, only where it has values). Metrics per gauge, printed and
+written to DIR/gauge_errors.csv:
   mae          mean absolute error (gauge units)
   nmae         mae divided by the measurement's range (max - min)
   peak_sim, t_peak_sim, peak_exp, t_peak_exp   the largest value and its time in each
+
+--t-range T0 T1: draw (and compare) only T0 <= t <= T1 (default: the run's times).
+
+The y-range of a panel is robust: the simulation's curves count after a running median over
+--robust SECONDS (default 0.005 s, and at least MIN_WINDOW samples), so a spike, or a burst of
+acoustic oscillation, shorter than about half of that does not set the range, while a peak
+that lasts longer does; only full windows count, so the readings within half a window of a
+gap (a probe's first readings as water reaches it) or of the series' ends do not set it. A
+measurement counts whole, its peak being real. The range gets a 10 % margin. What lies beyond
+it is clipped and marked: a red triangle at the panel's edge where each clipped excursion
+peaks, the panel's largest clipped value above and below written beside its mark, and the
+largest LABELLED_CLIPS of a PNG printed. --robust 0 draws every value in range.
 
 Empty cells (a gauge without a reading, e.g. a probe in air) are gaps in the curves.
 Needs numpy and matplotlib (Debian: python3-numpy python3-matplotlib).
 """
 import argparse
 import csv
+import math
 import os
 import sys
 
@@ -32,6 +51,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+MARGIN = 0.10  # of the robust span, above and below
+MIN_WINDOW = 5  # samples of the running median, at the least
+LABELLED_CLIPS = 3  # clipped excursions printed per PNG, the largest
 
 
 def read_series(path):
@@ -65,7 +88,8 @@ def read_series(path):
 
 
 def group_of(name, unit):
-    if name.endswith(".pressure"):
+    """(file stem, y label) of a gauge column."""
+    if name.endswith(".pressure") or ("." not in name and unit == "Pa"):
         return "pressures", "pressure (Pa)"
     if ".velocity_" in name:
         return "velocities", "velocity (m/s)"
@@ -74,6 +98,59 @@ def group_of(name, unit):
     if unit == "m":
         return "heights", "height / position (m)"
     return f"unit_{unit.replace('/', '_per_')}", unit
+
+
+def panel_of(name):
+    """The gauge a column belongs to: a probe's velocity components share one panel."""
+    return name.split(".velocity_")[0] if ".velocity_" in name else name
+
+
+def window_samples(t, seconds):
+    """Samples of a running median over `seconds` of the series' times (at least MIN_WINDOW);
+    1 (no median) for seconds <= 0."""
+    if seconds <= 0:
+        return 1
+    dt = float(np.median(np.diff(t))) if t.size > 1 else 0.0
+    return max(MIN_WINDOW, int(round(seconds / dt)) if dt > 0 else MIN_WINDOW)
+
+
+def running_median(y, n):
+    """Median over a centred window of n samples; NaN where the window is not full (within n/2
+    samples of a gap or of the ends)."""
+    if n <= 1 or y.size == 0:
+        return y
+    half = n // 2
+    padded = np.concatenate([np.full(half, np.nan), y, np.full(n - 1 - half, np.nan)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, n)
+    out = np.full(y.shape, np.nan)
+    ok = np.isfinite(windows).all(axis=1)
+    out[ok] = np.median(windows[ok], axis=1)
+    return out
+
+
+def robust_limits(sim_curves, exp_curves, n):
+    """(lo, hi): the measurements whole and the simulation after a running median of n
+    samples, with a MARGIN; None without finite values."""
+    parts = [running_median(y, n) for y in sim_curves] + list(exp_curves)
+    values = np.concatenate([p[np.isfinite(p)] for p in parts]) if parts else np.array([])
+    if values.size == 0:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    span = hi - lo if hi > lo else max(abs(hi), 1.0)
+    return lo - MARGIN * span, hi + MARGIN * span
+
+
+def clipped_excursions(t, y, lo, hi):
+    """[(t, value, above)] at the extreme of each run of samples outside [lo, hi]."""
+    found = []
+    for above, outside in ((True, y > hi), (False, y < lo)):
+        outside = np.where(np.isfinite(y), outside, False)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], outside.astype(int), [0]])))
+        for start, stop in zip(edges[::2], edges[1::2]):
+            seg = y[start:stop]
+            k = start + int(np.argmax(seg) if above else np.argmin(seg))
+            found.append((float(t[k]), float(y[k]), above))
+    return found
 
 
 def metrics(t_sim, y_sim, t_exp, y_exp):
@@ -99,57 +176,163 @@ def metrics(t_sim, y_sim, t_exp, y_exp):
     }
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        description="Plot gauges.csv of a sluice run (optionally against an experiment).",
-        epilog="Writes one PNG per gauge group into --out (default RUN_DIR/plots).",
-    )
-    parser.add_argument("run_dir", help="sluice output folder holding gauges.csv")
-    parser.add_argument("--exp", help="experiment CSV: a t column and columns named as gauges")
-    parser.add_argument("--out", help="folder for the PNGs and gauge_errors.csv")
-    args = parser.parse_args(argv)
+def draw_panel(ax, sim, exp, columns, mapping, robust, label):
+    """One gauge's curves (and its measurements) with a robust y-range; returns the clipped
+    excursions [(t, value, above)]."""
+    sim_curves, exp_curves = [], []
+    robust = window_samples(sim["t"], robust)
+    for name in columns:
+        (line,) = ax.plot(sim["t"], sim[name], lw=1.1,
+                          label=name.split(".")[-1] if len(columns) > 1 else "simulation")
+        sim_curves.append(sim[name])
+        column = mapping.get(name, name)
+        if column in exp:
+            many = np.isfinite(exp[column]).sum() > 200
+            ax.plot(exp["t"], exp[column], color="black" if many else line.get_color(),
+                    lw=0.8 if many else 0, ls="-" if many else "none",
+                    marker=None if many else "o", ms=2.5, alpha=0.8,
+                    label=f"experiment ({column})" if column != name else "experiment")
+            shown = (exp["t"] >= sim["t"][0]) & (exp["t"] <= sim["t"][-1])
+            exp_curves.append(exp[column][shown])
+    clips = []
+    limits = robust_limits(sim_curves, exp_curves, robust)
+    if limits:
+        lo, hi = limits
+        ax.set_ylim(lo, hi)
+        for y in sim_curves:
+            clips += clipped_excursions(sim["t"], y, lo, hi)
+        for tc, _, above in clips:
+            ax.plot([tc], [hi if above else lo], ls="none", marker="^" if above else "v",
+                    ms=7, color="red", clip_on=False, zorder=5)
+        for side in (True, False):  # the largest clipped value above, and below, written
+            extremes = [c for c in clips if c[2] == side]
+            if extremes:
+                tc, value, _ = max(extremes, key=lambda c: abs(c[1]))
+                last = max(c[0] for c in extremes)  # written right of the last mark
+                ax.annotate(f"{'max' if side else 'min'} {value:.4g} at {tc:.4g} s",
+                            (last, hi if side else lo), color="red", fontsize=7,
+                            xytext=(7, -9 if side else 3), textcoords="offset points",
+                            annotation_clip=False,
+                            bbox=dict(fc="white", ec="none", alpha=0.8, pad=0.5))
+    ax.set_ylabel(label, fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.tick_params(labelsize=7)
+    return clips
 
+
+def plot_group(path, title, label, panels, sim, exp, mapping, robust):
+    """A PNG of small multiples, one panel per gauge, sharing the time axis; returns the
+    clipped excursions [(gauge, t, value)]."""
+    n = len(panels)
+    ncols = 1 if n <= 4 else 2
+    nrows = math.ceil(n / ncols)
+    fig, axes = plt.subplots(nrows, ncols, sharex=True, squeeze=False,
+                             figsize=(9 if ncols == 1 else 13, 1.2 + 2.0 * nrows))
+    clipped = []
+    for k, (gauge, columns) in enumerate(panels):
+        ax = axes[k // ncols][k % ncols]  # row by row
+        clips = draw_panel(ax, sim, exp, columns, mapping, robust, label)
+        clipped += [(gauge, tc, value) for tc, value, _ in clips]
+        ax.set_title(gauge, fontsize=9, loc="left")
+        ax.legend(fontsize=7, loc="upper right")
+    for k in range(n, nrows * ncols):
+        axes[k // ncols][k % ncols].set_visible(False)
+        above = axes[k // ncols - 1][k % ncols]  # now the lowest panel of its column
+        above.xaxis.set_tick_params(labelbottom=True)
+        above.set_xlabel("t (s)")
+    for ax in axes[-1]:
+        ax.set_xlabel("t (s)")
+    axes[0][0].set_xlim(sim["t"][0], sim["t"][-1])
+    note = f" ({len(clipped)} clipped excursions marked \u25b2\u25bc)" if clipped else ""
+    fig.suptitle(title + note, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return clipped
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(
+        description="Plot gauges.csv of a sluice run, a panel per gauge (optionally against "
+        "an experiment).",
+        epilog="Writes one PNG per gauge group into --out (default RUN_DIR/plots).")
+    parser.add_argument("run_dir", help="sluice output folder holding gauges.csv")
+    parser.add_argument("--exp", "--experiment", dest="exp",
+                        help="experiment CSV: a t column and columns named as gauges")
+    parser.add_argument("--map", action="append", default=[], metavar="GAUGE=COLUMN",
+                        help="compare GAUGE with the experiment's COLUMN (repeatable)")
+    parser.add_argument("--out", help="folder for the PNGs and gauge_errors.csv")
+    parser.add_argument("--t-range", nargs=2, type=float, metavar=("T0", "T1"),
+                        help="draw and compare only T0 <= t <= T1 (s)")
+    parser.add_argument("--robust", type=float, default=0.005, metavar="SECONDS",
+                        help="running-median window for the y-range (default 0.005 s, at least "
+                        f"{MIN_WINDOW} samples); 0: every value in range")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse(argv)
     path = os.path.join(args.run_dir, "gauges.csv")
     if not os.path.exists(path):
         print(f"plot_gauges: {path} not found (run a case with <gauges>)", file=sys.stderr)
         return 2
+    mapping = {}
+    for item in args.map:
+        gauge, sep, column = item.partition("=")
+        if not sep or not gauge or not column:
+            print(f"plot_gauges: --map expects GAUGE=COLUMN, got {item!r}", file=sys.stderr)
+            return 2
+        mapping[gauge] = column
     try:
         sim, units = read_series(path)
         exp = read_series(args.exp)[0] if args.exp else {}
     except (OSError, ValueError) as e:
         print(f"plot_gauges: {e}", file=sys.stderr)
         return 2
+    for gauge, column in mapping.items():
+        missing = (f"no gauge {gauge}" if gauge not in sim else
+                   f"no experiment column {column}" if column not in exp else None)
+        if missing:
+            print(f"plot_gauges: --map {gauge}={column}: {missing}", file=sys.stderr)
+            return 2
+    if args.t_range:
+        t0, t1 = args.t_range
+        keep = (sim["t"] >= t0) & (sim["t"] <= t1)
+        if keep.sum() < 2:
+            print(f"plot_gauges: fewer than 2 rows in --t-range {t0:g} {t1:g}", file=sys.stderr)
+            return 2
+        sim = {k: v[keep] for k, v in sim.items()}
+        if exp:
+            keep = (exp["t"] >= t0) & (exp["t"] <= t1)
+            exp = {k: v[keep] for k, v in exp.items()}
     out = args.out or os.path.join(args.run_dir, "plots")
     os.makedirs(out, exist_ok=True)
 
     groups = {}
     for name in sim:
         if name != "t":
-            groups.setdefault(group_of(name, units.get(name, "")), []).append(name)
+            panels = groups.setdefault(group_of(name, units.get(name, "")), {})
+            panels.setdefault(panel_of(name), []).append(name)
 
-    results = []
-    for (group, label), names in sorted(groups.items()):
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-        for name in names:
-            (line,) = ax.plot(sim["t"], sim[name], lw=1.2, label=name)
-            if name in exp:
-                ax.plot(exp["t"], exp[name], ls="none", marker="o", ms=2.5,
-                        color=line.get_color(), label=f"{name} (experiment)")
-                m = metrics(sim["t"], sim[name], exp["t"], exp[name])
-                if m:
-                    results.append((name, m))
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel(label)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=2)
-        ax.set_title(f"{os.path.basename(os.path.normpath(args.run_dir))}: {group}")
-        fig.tight_layout()
+    run_name = os.path.basename(os.path.normpath(args.run_dir))
+    for (group, label), panels in sorted(groups.items()):
         png = os.path.join(out, f"{group}.png")
-        fig.savefig(png, dpi=120)
-        plt.close(fig)
+        clipped = plot_group(png, f"{run_name}: {group}", label, list(panels.items()), sim,
+                             exp, mapping, args.robust)
         print(f"plot_gauges: wrote {png}")
+        if clipped:
+            worst = sorted(clipped, key=lambda c: -abs(c[2]))[:LABELLED_CLIPS]
+            print(f"plot_gauges: {group}.png: {len(clipped)} clipped (" +
+                  ", ".join(f"{g}: {v:.6g} at t = {tc:.6g} s" for g, tc, v in worst) + ")")
 
     if args.exp:
+        results = []
+        for name in sim:
+            column = mapping.get(name, name)
+            if name != "t" and column in exp:
+                m = metrics(sim["t"], sim[name], exp["t"], exp[column])
+                if m:
+                    results.append((name, m))
         if not results:
             print("plot_gauges: no gauge of the run has a matching experiment column",
                   file=sys.stderr)

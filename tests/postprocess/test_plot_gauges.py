@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """postprocess/plot_gauges.py on a gauges.csv in sluice's format and an experiment with a known
-offset: PNGs per group, the error table's numbers, --help, and clear failures.
-Exits 77 (ctest: skipped) without numpy or matplotlib."""
+offset: PNGs per group, the error table's numbers, wall sensors (plain names in Pa) against an
+experiment, --map and --t-range, the robust y-range that a spike does not set, --help, and
+clear failures. Exits 77 (ctest: skipped) without numpy or matplotlib."""
 import os
 import subprocess
 import sys
@@ -18,6 +19,8 @@ except ImportError as e:
 SOURCE = os.environ.get("SLUICE_SOURCE_DIR",
                         os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(SOURCE, "postprocess", "plot_gauges.py")
+sys.path.insert(0, os.path.join(SOURCE, "postprocess"))
+import plot_gauges  # noqa: E402
 
 
 def run(*args):
@@ -70,6 +73,107 @@ class PlotGauges(unittest.TestCase):
         self.assertAlmostEqual(by_name["P1.pressure"]["t_peak_exp"], 0.5, places=6)
         self.assertAlmostEqual(by_name["P1.pressure"]["t_peak_sim"], 0.5, places=6)
         self.assertIn("H1", r.stdout)
+
+    def write_wall_run(self):
+        """A run with wall sensors P1 (a 1 ms impact of 9 kPa at 0.43 s and a one-sample spike
+        of 80 kPa at 0.45 s) and P2, sampled every 0.2 ms, and an experiment with P1 and a
+        column named otherwise for P2."""
+        folder = os.path.join(self.dir, "wall")
+        os.makedirs(folder)
+        t = np.round(np.arange(0.0, 0.6 + 1e-9, 0.0002), 6)
+        p1 = np.where(np.abs(t - 0.43) <= 0.0005, 9000.0, 100.0)
+        p1[np.argmin(np.abs(t - 0.45))] = 80000.0
+        p2 = 500.0 * t
+        with open(os.path.join(folder, "gauges.csv"), "w") as f:
+            f.write("# sluice gauges\n# t: s\n# P1: Pa\n# P2: Pa\n# H1: m\nt,P1,P2,H1\n")
+            for k, tk in enumerate(t):
+                f.write(f"{tk:.6g},{p1[k]:.6g},{p2[k]:.6g},0.3\n")
+        exp = os.path.join(self.dir, "wall_exp.csv")
+        with open(exp, "w") as f:
+            f.write("# made-up\n# P1: Pa\nt,P1,sensor2\n")
+            for tk in np.arange(0.35, 0.7, 0.00005):
+                pk = 9000.0 if abs(tk - 0.43) <= 0.0005 else 100.0
+                f.write(f"{tk:.6f},{pk:.6g},{500.0 * tk + 10.0:.6g}\n")
+        return folder, exp
+
+    def test_wall_sensors_against_an_experiment(self):
+        folder, exp = self.write_wall_run()
+        out = os.path.join(self.dir, "wall_plots")
+        r = run(folder, "--experiment", exp, "--map", "P2=sensor2", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.getsize(os.path.join(out, "pressures.png")) > 1000)
+        self.assertTrue(os.path.getsize(os.path.join(out, "heights.png")) > 1000)
+        rows = np.genfromtxt(os.path.join(out, "gauge_errors.csv"), delimiter=",", names=True,
+                             dtype=None, encoding="utf-8")
+        by_name = {row["gauge"]: row for row in np.atleast_1d(rows)}
+        self.assertEqual(set(by_name), {"P1", "P2"})
+        self.assertAlmostEqual(by_name["P2"]["mae"], 10.0, delta=1e-6)  # through --map
+        self.assertAlmostEqual(by_name["P1"]["peak_exp"], 9000.0)
+        self.assertAlmostEqual(by_name["P1"]["t_peak_sim"], 0.45, places=6)  # the spike
+        # The spike is clipped and reported; the 1 ms impact is not.
+        self.assertIn("pressures.png: 1 clipped (P1: 80000 at t = 0.45 s)", r.stdout)
+
+    def test_t_range_restricts_the_comparison(self):
+        folder, exp = self.write_wall_run()
+        out = os.path.join(self.dir, "zoom")
+        r = run(folder, "--exp", exp, "--t-range", "0.40", "0.44", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = np.genfromtxt(os.path.join(out, "gauge_errors.csv"), delimiter=",", names=True,
+                             dtype=None, encoding="utf-8")
+        by_name = {row["gauge"]: row for row in np.atleast_1d(rows)}
+        self.assertAlmostEqual(by_name["P1"]["t_peak_sim"], 0.4295, delta=1e-3)  # not 0.45
+        self.assertAlmostEqual(by_name["P1"]["peak_sim"], 9000.0)
+
+    def test_a_spike_does_not_set_the_range(self):
+        t = np.arange(0.0, 1.0, 0.001)
+        y = np.sin(2 * np.pi * t) * 1000.0
+        y[500] = 1e5  # one sample
+        lo, hi = plot_gauges.robust_limits([y], [], 5)
+        self.assertAlmostEqual(hi, 1000.0 + 0.1 * 2000.0, delta=20.0)
+        self.assertAlmostEqual(lo, -1000.0 - 0.1 * 2000.0, delta=20.0)
+        clips = plot_gauges.clipped_excursions(t, y, lo, hi)
+        self.assertEqual(clips, [(t[500], 1e5, True)])
+        # --robust 0: every value in range.
+        self.assertGreater(plot_gauges.robust_limits([y], [], 1)[1], 1e5)
+        self.assertEqual(plot_gauges.window_samples(t, 0.0), 1)
+        self.assertEqual(plot_gauges.window_samples(t, 0.005), plot_gauges.MIN_WINDOW)
+        self.assertEqual(plot_gauges.window_samples(np.arange(0, 1, 0.0002), 0.005), 25)
+
+    def test_the_first_readings_after_a_gap_do_not_set_the_range(self):
+        y = np.full(200, np.nan)
+        y[100:] = 10.0
+        y[100:102] = -4e4  # a probe's first readings as water reaches it
+        lo, hi = plot_gauges.robust_limits([y], [], 5)
+        self.assertGreater(lo, -10.0)
+
+    def test_a_lasting_peak_and_the_measurement_set_the_range(self):
+        t = np.arange(0.0, 1.0, 0.001)
+        y = np.zeros_like(t)
+        y[400:420] = 5000.0  # 20 samples: a real peak, kept
+        lo, hi = plot_gauges.robust_limits([y], [], 5)
+        self.assertGreaterEqual(hi, 5000.0)
+        self.assertEqual(plot_gauges.clipped_excursions(t, y, lo, hi), [])
+        exp = np.zeros(50)
+        exp[10] = 9000.0  # a measured peak counts whole, even as one sample
+        self.assertGreaterEqual(plot_gauges.robust_limits([y], [exp], 5)[1], 9000.0)
+        gaps = np.full_like(t, np.nan)
+        self.assertIsNone(plot_gauges.robust_limits([gaps], [], 5))
+
+    def test_wall_sensor_columns_are_pressures(self):
+        self.assertEqual(plot_gauges.group_of("P1", "Pa")[0], "pressures")
+        self.assertEqual(plot_gauges.group_of("P1.pressure", "Pa")[0], "pressures")
+        self.assertEqual(plot_gauges.group_of("front", "m")[0], "heights")
+        self.assertEqual(plot_gauges.panel_of("P1.velocity_x"), "P1")
+        self.assertEqual(plot_gauges.panel_of("P1.pressure"), "P1.pressure")
+
+    def test_bad_map_is_a_clear_error(self):
+        folder, exp = self.write_wall_run()
+        r = run(folder, "--exp", exp, "--map", "P2")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("GAUGE=COLUMN", r.stderr)
+        r = run(folder, "--exp", exp, "--map", "P2=nothing")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no experiment column nothing", r.stderr)
 
     def test_missing_run_is_a_clear_error(self):
         r = run(os.path.join(self.dir, "nowhere"))

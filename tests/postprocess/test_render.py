@@ -115,6 +115,19 @@ class Render(unittest.TestCase):
         self.assertEqual((width, height), (320, 240))
         self.assertGreater(colours, 5, "the picture is blank or one colour")
 
+    def test_walls_show_unless_hidden(self):
+        pictures = {}
+        for walls in ("translucent", "none"):
+            out = os.path.join(self.dir, "walls_" + walls)
+            r = self.render("--time", "0.05", "--walls", walls, "--out", out, "--size",
+                            "320x240")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            path = os.path.join(out, "splash_pressure_t0.050.png")
+            self.assertGreater(png_pixels(path)[2], 5, "the picture is blank or one colour")
+            with open(path, "rb") as f:
+                pictures[walls] = f.read()
+        self.assertNotEqual(pictures["translucent"], pictures["none"], "the walls do not show")
+
     def test_whole_series(self):
         out = os.path.join(self.dir, "all")
         r = self.render("--all", "--out", out, "--size", "160x120")
