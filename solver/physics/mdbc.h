@@ -21,8 +21,12 @@
 /// ρ_b = ρ0. The result is held at ≥ ρ0 (as DBC walls, integrators.h: a wall never pulls the
 /// fluid in; DualSPHysics clamps its wall densities the same way).
 ///
-/// Wall velocity (what the pair terms see as v_b; the wall itself does not move): from the
-/// Shepard velocity v_g at the ghost node and the wall's own velocity v_w (0 for fixed walls),
+/// Wall velocity for the viscous terms (the fluid's momentum equation: artificial or laminar
+/// viscosity; the continuity equation sees the wall's own velocity v_w, physics.h, since a
+/// mirrored velocity there doubles the compression and expansion of fluid moving to and from a
+/// wall: with it the SPHERIC-2 dam break tore fluid off the box to half its density within
+/// 0.6 s at every resolution and slip tried): from the Shepard velocity v_g at the ghost node
+/// and v_w (0 for fixed walls),
 ///   no-slip:   v_b = 2 v_w − v_g                     (the fluid's velocity mirrored: zero at the
 ///   wall) free-slip: v_b = v_g − 2 ((v_g − v_w)·n) n       (tangential kept, normal mirrored)
 /// (English et al. 2022 §2.3; DualSPHysics 5.4's SlipMode no-slip and free-slip). With no fluid

@@ -166,7 +166,11 @@ struct Derivatives {
 /// - momentum, fluid i only: \f$\frac{d\mathbf v_i}{dt} = -\sum_j m_j (p_i/\rho_i^2 +
 ///   p_j/\rho_j^2 + \Pi_{ij}) \nabla_i W_{ij}\f$ (+ laminar term) — the symmetric form, so pair
 ///   forces cancel (Monaghan 1992, 2005). Gravity is added by interact_particle.
-/// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum.
+/// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum; with mDBC
+/// (c.wall_continuity false) they take none (the backends skip them: their density comes from
+/// their ghost node, mdbc.h), and a fluid particle's continuity sum sees a wall neighbour at
+/// the wall's own velocity (0: walls are fixed) while its viscous terms see the velocity mDBC
+/// gave the wall (no-slip or free-slip).
 /// The visitor sees only true neighbours (r < 2h) including i itself (r = 0, adds nothing).
 /// ParticlesT is the particle layout: ParticlesView<D> (CPU, arrays of each quantity) or the
 /// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j). ModelT:
@@ -192,8 +196,10 @@ struct InteractionVisitor {
         const float inv_rr2 = 1.0f / (r2 + c.eta2); // one division for every term below
         const float mu_ij = c.h * vr * inv_rr2;
         sum.mu_max = fmaxf(sum.mu_max, fabsf(mu_ij));
-        // Continuity: m_j v_ij·∇W = m_j (v_ij·r_ij) F.
-        sum.density_rate += c.mass * vr * fac;
+        // Continuity: m_j v_ij·∇W = m_j (v_ij·r_ij) F. An mDBC wall's stored velocity is the
+        // viscous terms' (mdbc.h); continuity sees the wall's own, 0 for fixed walls.
+        const float vr_continuity = (!c.wall_continuity && !mj.fluid) ? dot(vel_i, rij) : vr;
+        sum.density_rate += c.mass * vr_continuity * fac;
         if (!fluid_i)
             return;
 

@@ -219,6 +219,8 @@ TEST(Decomposition, ModifiedWallsMatchOneProcess) {
     c.physics.boundary = BoundaryKind::mdbc;
     c.run.balance_interval = 20;
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, mDBC");
+    if (comm->size() > 2)
+        return; // the small 3D tank's 0.8 m hold two slabs of twice the mDBC halo (0.16 m)
     Case c3 = dambreak_3d(0.02);
     c3.physics.boundary = BoundaryKind::mdbc;
     c3.physics.slip = SlipKind::free_slip;

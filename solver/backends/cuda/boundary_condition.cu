@@ -28,11 +28,21 @@ template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const KernelT& kernel) {
     constexpr int block = 128;
+    DryWalls dry;
+    if (dry_ghosts_) { // certificates for the ghost nodes, after a build (no corrector skin)
+        dry.until = dry_until_[current_].get();
+        dry.travel = travel_.get();
+        dry.margin = dry_margin_;
+        dry.reach = plan_.radius + dry_margin_;
+        dry.reach2 = dry.reach * dry.reach;
+        dry.retry_wet = steps_ % 16 == 0;
+    }
     // The view's positions are the ones the interaction pass reads (reorder: the build's
     // sorted copy; index: the state's), so their p/ρ² padding is written there.
     mdbc_kernel<QueryT><<<blocks_for(n_, block), block, 0, stream_>>>(
         view, const_cast<Vec<D>*>(view.positions), motion_[current_].get(), kernel, plan_.fluid,
-        plan_.slip, n_, id_[current_].get(), ghost_offsets_.get(), ghost_offset_count_, d_tags());
+        plan_.slip, n_, id_[current_].get(), ghost_offsets_.get(), ghost_offset_count_, d_tags(),
+        dry);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 

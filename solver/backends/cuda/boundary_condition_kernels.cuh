@@ -2,6 +2,7 @@
 /// \file boundary_condition_kernels.cuh
 /// The kernel of the CUDA backend's mDBC pass (boundary_condition.cu; physics/mdbc.h).
 
+#include "backends/cuda/interaction_kernels.cuh"
 #include "backends/cuda/step_kernels.cuh"
 #include "physics/mdbc.h"
 
@@ -15,13 +16,17 @@ namespace sluice::gpu {
 /// reads them (`positions`: the view's; `motions`: the state's). The ghost node's query reads
 /// fluid particles only and the kernel writes wall particles only, so no thread reads what
 /// another writes (a wall's entry loaded by a query is discarded: its type is the same before
-/// and after).
+/// and after). `dry` (until null: none): a wall particle whose ghost node has no fluid within
+/// R + margin is certified dry as the interaction pass certifies dry walls (DryWalls: the fluid
+/// must travel the rest of the margin first) and skipped until then: its state stays ρ0 and
+/// the wall's velocity, what mdbc_wall_state gave it with no fluid in reach. Wet ones (certificate
+/// −1) take the plain query, and the wider one every few builds (retry_wet).
 template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 __global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* motions,
                             KernelT kernel, FluidConstants c, WallSlip slip, std::uint32_t n,
                             const std::uint32_t* __restrict__ ids,
                             const Vec<D>* __restrict__ ghost_offsets, std::uint32_t wall_ids,
-                            const std::uint32_t* __restrict__ tags) {
+                            const std::uint32_t* __restrict__ tags, DryWalls dry) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     Vec<D> x{};
     if (!load_if_binned(view, i, n, x) || (tags != nullptr && is_halo(tags[i])))
@@ -37,8 +42,21 @@ __global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* 
     if (norm2(to_ghost) == 0.0f) // no ghost node: never within reach of the fluid
         return;
     const PackedParticlesView<D> particles{view.positions, motions};
-    const WallState<D> w =
-        mdbc_particle<QueryT>(view, particles, kernel, c, plain_position(x), to_ghost, slip);
+    const Vec<D> ghost = plain_position(x) + to_ghost;
+    GhostNodeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c.mass};
+    if (dry.until != nullptr) {
+        const float now = dry_travel_now(dry);
+        const float until = dry.until[i];
+        if (now < until)
+            return;
+        if (until >= 0.0f || dry.retry_wet)
+            certify_dry_wall<QueryT>(view, ghost, particles, dry, now, i, visitor);
+        else
+            for_each_neighbour<QueryT>(view, ghost, visitor);
+    } else {
+        for_each_neighbour<QueryT>(view, ghost, visitor);
+    }
+    const WallState<D> w = mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c.rho0, slip);
     Vec<D> packed_position;
     Float4 packed_motion;
     pack_particle<D>(c, plain_position(x), w.velocity, w.density, ParticleType::boundary,

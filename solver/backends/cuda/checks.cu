@@ -53,7 +53,7 @@ void CudaSimulation<D>::finish_step() {
         nccl_->sum(&scalars_.get()->bad_count, 2, stream_);
         // With dry walls, the skins too (they sit just before): the fluid's travel below
         // bounds every GPU's fluid.
-        if (dry_walls_)
+        if (tracks_travel())
             nccl_->max(reinterpret_cast<std::uint32_t*>(&scalars_.get()->predictor_skin), 9,
                        stream_);
         else
@@ -61,7 +61,7 @@ void CudaSimulation<D>::finish_step() {
         mark(waiting);
     }
     finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get(),
-                                             dry_walls_ ? travel_.get() : nullptr);
+                                             tracks_travel() ? travel_.get() : nullptr);
     SLUICE_CUDA_CHECK_LAUNCH();
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.get(), scalars_.get(), sizeof(StepScalars),
                                       cudaMemcpyDeviceToHost, stream_));

@@ -209,7 +209,9 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     dry_walls_ = options_.skip_dry_walls && plan_.symplectic() && plan_.layout == Layout::reorder &&
                  walls_at_rest_ && MonaghanMolteniModel::matches(plan_.fluid) &&
                  options_.interaction != CudaInteraction::queued;
-    if (dry_walls_) {
+    dry_ghosts_ = options_.skip_dry_walls && plan_.modified_walls && plan_.symplectic() &&
+                  plan_.layout == Layout::reorder;
+    if (tracks_travel()) {
         for (DeviceArray<float>& until : dry_until_) {
             until.allocate(capacity_, account_);
             SLUICE_CUDA_CHECK(
@@ -222,10 +224,13 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
         // Several GPUs: the widened query must see every fluid particle within R + margin, and
         // the halo holds the neighbour slab's within halo_width = R + R/8 of the face (slabs.h),
         // so the margin stays inside it (by a tenth, for the rounding of the two).
+        // mDBC: a ghost node lies up to 2R beyond its wall particle (ghost_node_reach), which the
+        // halo's width adds.
         dry_margin_ = plan_.radius / 3.0f;
+        const double reach = dry_ghosts_ ? 3.0 * plan_.radius : plan_.radius;
         if (comm_)
             dry_margin_ =
-                std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - plan_.radius)));
+                std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - reach)));
     }
     // Several GPUs: a halo copy keeps its index from the predictor's pass to the corrector's
     // (refresh_halo rewrites its data in place), and the largest speed is every GPU's.

@@ -314,6 +314,12 @@ private:
     // query (DryWalls), with motion_/id_: current_; the travel itself, √3 × each step's largest
     // move along an axis, summed (double, on the device).
     bool dry_walls_ = false;
+    /// mDBC (symplectic, reorder): the BoundaryCondition pass skips wall particles whose ghost
+    /// node is certified dry the same way (DryWalls; boundary_condition_kernels.cuh), with the
+    /// same per-particle certificates and travel.
+    bool dry_ghosts_ = false;
+    /// The certificates and the fluid's travel are kept (for dry walls or dry ghost nodes).
+    bool tracks_travel() const { return dry_walls_ || dry_ghosts_; }
     DeviceArray<float> dry_until_[2];
     DeviceArray<double> travel_;
     float dry_margin_ = 0.0f; ///< m: how far beyond R the build pass looks for fluid

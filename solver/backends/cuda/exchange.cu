@@ -170,7 +170,7 @@ void CudaSimulation<D>::distribute() {
         SLUICE_CUDA_CHECK(
             cudaMemsetAsync(tags_[next].get() + at, 0xff, frozen * sizeof(std::uint32_t), stream_));
     }
-    if (dry_walls_ && at + frozen > kept) // arrivals, halo copies, frozen: not certified
+    if (tracks_travel() && at + frozen > kept) // arrivals, halo copies, frozen: not certified
         SLUICE_CUDA_CHECK(cudaMemsetAsync(dry_until_[next].get() + kept, 0,
                                           (at + frozen - kept) * sizeof(float), stream_));
     n_ = at + frozen;

@@ -24,7 +24,7 @@ void CudaSimulation<D>::integrate(IntegrationStage stage) {
     // The corrector reads the predictor's structure (reorder layout) or a new one; the largest
     // moves are the reused structure's skins and the dry walls' fluid travel.
     const bool reused = reuse_for_corrector();
-    const bool skins = reused || dry_walls_;
+    const bool skins = reused || tracks_travel();
     switch (stage) {
     case IntegrationStage::predict:
         predict_kernel<D><<<blocks, block_size, 0, stream_>>>(

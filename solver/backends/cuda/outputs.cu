@@ -319,7 +319,7 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
 
 template <int D>
 std::uint32_t CudaSimulation<D>::dry_wall_count() const {
-    if (!dry_walls_)
+    if (!tracks_travel())
         return 0;
     const std::vector<float> until = download(dry_until_[current_].get(), n_, stream_);
     const std::vector<double> travel = download(travel_.get(), 1, stream_);

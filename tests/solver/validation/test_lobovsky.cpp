@@ -1,0 +1,153 @@
+// Impact pressure on a wall against experiment: the dam break of Lobovsky et al. (2014, J.
+// Fluids Struct. 48, 407–434), H = 300 mm, cases/lobovsky2d.xml run by `sluice run` as a user
+// runs it, its wall pressure sensor P1 (3 mm above the floor on the downstream wall, averaged
+// over each 0.2 ms interval) against the measured record (tests/validation_data/
+// lobovsky2014_h300.csv, one run at 20 kHz; its header names the source).
+//
+// The first impact is summarised by its peak (the largest reading in 0.40–0.50 s), the time
+// of that peak, and its impulse (∫p dt over 0.42–0.50 s, trapezoidal, the rise and the first
+// 70 ms of the load; the experiment's: 373.7 Pa·s). Tolerances and why:
+// - peak: inside the paper's 2.5–97.5 % band of 100 repeated runs, 7506–13098 Pa (Table 2,
+//   sensor 1, second-hand: the data file's header says from where). A peak is what repeats
+//   worst in the experiment (the band spans −18 % to +43 % of the median 9144 Pa);
+// - impulse: within 15 % of the measured run's. The source holds one run, so there is no
+//   measured spread of the impulse; 15 % is under the peak's spread, since an impulse
+//   averages the impact's random details (air, the front's shape) that scatter the peak;
+// - time of the peak: within 5 ms of the measured 0.4293 s (the impact's rise takes 2 ms;
+//   the experiment's gate takes about 0.07 s to lift, the case releases at once);
+// - convergence: over the resolutions run, the impulse's error does not grow as dp shrinks.
+// The CPU instantiation runs dp = 0.01 m (1,800 fluid particles; CI) and checks the time and
+// the impulse; the CUDA one runs 0.005, 0.0025 and 0.00125 m and checks everything at the
+// finest. DBC is run beside mDBC and printed, not checked.
+
+#include "backends/backend_tags.h"
+#include "support/temp_folder.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace sluice;
+
+namespace {
+
+struct Series {
+    std::vector<double> t, value;
+};
+
+/// Column `name` of a CSV file whose '#' lines come first, then a header line, then rows.
+Series read_column(const fs::path& path, const std::string& name) {
+    std::ifstream in(path);
+    std::string line;
+    std::vector<std::string> header;
+    Series s;
+    int column = -1;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        std::vector<std::string> cells;
+        std::stringstream row(line);
+        for (std::string cell; std::getline(row, cell, ',');)
+            cells.push_back(cell);
+        if (header.empty()) {
+            header = cells;
+            for (std::size_t k = 0; k < header.size(); ++k)
+                if (header[k] == name)
+                    column = static_cast<int>(k);
+            if (column < 0)
+                return s;
+            continue;
+        }
+        if (static_cast<int>(cells.size()) <= column)
+            continue;
+        s.t.push_back(std::stod(cells[0]));
+        s.value.push_back(std::stod(cells[static_cast<std::size_t>(column)]));
+    }
+    return s;
+}
+
+struct Impact {
+    double peak = 0.0;      ///< Pa
+    double peak_time = 0.0; ///< s
+    double impulse = 0.0;   ///< Pa·s over [0.42, 0.50] s
+};
+
+Impact first_impact(const Series& p) {
+    Impact m;
+    for (std::size_t k = 0; k < p.t.size(); ++k) {
+        if (p.t[k] >= 0.40 && p.t[k] <= 0.50 && p.value[k] > m.peak) {
+            m.peak = p.value[k];
+            m.peak_time = p.t[k];
+        }
+        if (k > 0 && p.t[k - 1] >= 0.42 && p.t[k] <= 0.50)
+            m.impulse += 0.5 * (p.value[k] + p.value[k - 1]) * (p.t[k] - p.t[k - 1]);
+    }
+    return m;
+}
+
+const fs::path data_file =
+    fs::path(SLUICE_SOURCE_DIR) / "tests" / "validation_data" / "lobovsky2014_h300.csv";
+
+/// `sluice run cases/lobovsky2d.xml` to 0.5 s at spacing dp with the given boundary; P1.
+Impact run_case(const fs::path& dir, double dp, const char* boundary, Backend backend) {
+    const fs::path out = dir / (std::string(boundary) + "_" + std::to_string(dp));
+    std::ostringstream command;
+    command << "'" SLUICE_BINARY_DIR "/bin/sluice' run '" SLUICE_CASES_DIR "/lobovsky2d.xml' --dp "
+            << dp << " --boundary " << boundary << " --backend "
+            << (backend == Backend::cuda ? "cuda" : "cpu")
+            << " --end-time 0.5 --output-interval 0.5 --out '" << out.string() << "' > '"
+            << (out.string() + ".log") << "' 2>&1";
+    EXPECT_EQ(std::system(command.str().c_str()), 0) << command.str();
+    const Impact m = first_impact(read_column(out / "gauges.csv", "P1"));
+    std::printf("lobovsky2d, dp = %.5f m, %s: P1 peak %.0f Pa at %.4f s, impulse %.1f Pa s\n", dp,
+                boundary, m.peak, m.peak_time, m.impulse);
+    return m;
+}
+
+template <class TagT>
+class Lobovsky2D : public test::BackendTest<TagT> {};
+TYPED_TEST_SUITE(Lobovsky2D, test::AllBackends, test::BackendName);
+
+TYPED_TEST(Lobovsky2D, FirstImpactAtTheLowestSensorMatchesTheExperiment) {
+    ASSERT_TRUE(fs::exists(data_file)) << data_file;
+    const Impact measured = first_impact(read_column(data_file, "P1"));
+    ASSERT_NEAR(measured.impulse, 373.7, 0.5); // the header's figure: the file is the one named
+    std::printf("experiment: P1 peak %.0f Pa at %.4f s, impulse %.1f Pa s\n", measured.peak,
+                measured.peak_time, measured.impulse);
+    const bool gpu = TypeParam::backend == Backend::cuda;
+    const std::vector<double> spacings =
+        gpu ? std::vector<double>{0.005, 0.0025, 0.00125} : std::vector<double>{0.01};
+    // SLUICE_VALIDATION_OUT set: the runs are kept there (their gauges.csv for plots).
+    const char* keep = std::getenv("SLUICE_VALIDATION_OUT");
+    const fs::path dir = (keep ? fs::path(keep) : fs::temp_directory_path()) /
+                         ("sluice_lobovsky_" + std::string(TypeParam::name));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::vector<double> impulse_error;
+    Impact finest;
+    for (double dp : spacings) {
+        finest = run_case(dir, dp, "mdbc", TypeParam::backend);
+        impulse_error.push_back(std::fabs(finest.impulse - measured.impulse) / measured.impulse);
+        run_case(dir, dp, "dbc", TypeParam::backend);
+    }
+    EXPECT_LT(impulse_error.back(), 0.15);
+    EXPECT_NEAR(finest.peak_time, measured.peak_time, 0.005);
+    for (std::size_t k = 1; k < impulse_error.size(); ++k)
+        EXPECT_LE(impulse_error[k], impulse_error[k - 1] + 0.02) << "dp = " << spacings[k];
+    if (gpu) {
+        EXPECT_GE(finest.peak, 7506.0);
+        EXPECT_LE(finest.peak, 13098.0);
+    }
+    if (!keep)
+        fs::remove_all(dir);
+}
+
+} // namespace
