@@ -4,6 +4,8 @@
 #include "case/state_conversion.h"
 #include "case/wall_normals.h"
 
+#include <cmath>
+
 namespace sluice {
 
 template <int D>
@@ -26,7 +28,32 @@ std::vector<Vec<D>> ghost_offsets(const Case& c, double search_radius, std::size
     return out;
 }
 
+template <int D>
+std::vector<std::array<float, 3>> wall_normals_of(const std::vector<Vec<D>>& offsets,
+                                                  const std::vector<std::uint32_t>& ids) {
+    std::vector<std::array<float, 3>> out(ids.size(), std::array<float, 3>{});
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] >= offsets.size())
+            continue;
+        const Vec<D>& g = offsets[ids[i]];
+        double length2 = 0.0;
+        for (int d = 0; d < D; ++d)
+            length2 += static_cast<double>(g[d]) * g[d];
+        if (length2 == 0.0)
+            continue;
+        Vec<D> unit{};
+        for (int d = 0; d < D; ++d)
+            unit[d] = static_cast<float>(g[d] / std::sqrt(length2));
+        out[i] = to_array3<D>(unit);
+    }
+    return out;
+}
+
 template std::vector<Vec<2>> ghost_offsets<2>(const Case&, double, std::size_t*);
 template std::vector<Vec<3>> ghost_offsets<3>(const Case&, double, std::size_t*);
+template std::vector<std::array<float, 3>> wall_normals_of<2>(const std::vector<Vec<2>>&,
+                                                              const std::vector<std::uint32_t>&);
+template std::vector<std::array<float, 3>> wall_normals_of<3>(const std::vector<Vec<3>>&,
+                                                              const std::vector<std::uint32_t>&);
 
 } // namespace sluice

@@ -6,7 +6,9 @@
 #include "case/case_model.h"
 #include "neighbours/vec.h"
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace sluice {
@@ -21,5 +23,13 @@ namespace sluice {
 template <int D>
 std::vector<Vec<D>> ghost_offsets(const Case& c, double search_radius,
                                   std::size_t* missing = nullptr);
+
+/// Snapshot::normal (io/snapshot.h) for the particles `ids` of a snapshot, from the ghost
+/// offsets by id `offsets` (as ghost_offsets returns them): per particle the unit vector along
+/// its offset as (x, y, z) (2D: y = 0); zero where the offset is zero (no ghost node) and for
+/// ids past the offsets (fluid particles).
+template <int D>
+std::vector<std::array<float, 3>> wall_normals_of(const std::vector<Vec<D>>& offsets,
+                                                  const std::vector<std::uint32_t>& ids);
 
 } // namespace sluice

@@ -253,7 +253,7 @@ void SnapshotSeriesWriter::publish(std::size_t count) {
         std::vector<std::string> sources;
         for (int p = 0; p < pieces_; ++p)
             sources.push_back(piece_path(k, p).filename().string());
-        write_file_atomically(pvtp_path(k), pvtp_text(sources, format_));
+        write_file_atomically(pvtp_path(k), pvtp_text(sources, format_, normal_[k]));
     }
     published_ = count;
     write_pvd();
@@ -268,6 +268,7 @@ void SnapshotSeriesWriter::set_format(const VtpFormat& format, bool boundary_onl
 std::size_t SnapshotSeriesWriter::reserve() {
     std::lock_guard<std::mutex> lock(mutex_);
     complete_.emplace_back();
+    normal_.resize(complete_.size()); // a restart's kept snapshots (published already) too
     return reserved_++;
 }
 
@@ -286,6 +287,7 @@ std::uintmax_t SnapshotSeriesWriter::write(std::size_t index, const Snapshot& sn
         write_vtp(pieces_ ? piece_path(index, piece_) : path_of(index), snapshot, format, boundary);
     std::lock_guard<std::mutex> lock(mutex_);
     complete_[index] = snapshot.time;
+    normal_[index] = !snapshot.normal.empty();
     if (!pieces_)
         write_pvd();
     return bytes;
@@ -328,20 +330,24 @@ fs::path SnapshotSeriesWriter::write_failure(const Snapshot& snapshot) {
     // The whole failing state, walls and every field included: it is for finding the cause.
     format.velocity = format.density = format.pressure = true;
     write_vtp(path, snapshot, format);
+    std::lock_guard<std::mutex> lock(mutex_);
+    failure_normal_ = !snapshot.normal.empty();
     return path;
 }
 
 fs::path SnapshotSeriesWriter::publish_failure() const {
     VtpFormat format;
     std::vector<std::string> sources;
+    bool normal = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        normal = failure_normal_;
         for (int p = 0; p < pieces_; ++p)
             sources.push_back(name_ + "_failed_" + std::to_string(p) + ".vtp");
     }
     format.velocity = format.density = format.pressure = true;
     const fs::path path = directory_ / (name_ + "_failed.pvtp");
-    write_file_atomically(path, pvtp_text(sources, format));
+    write_file_atomically(path, pvtp_text(sources, format, normal));
     return path;
 }
 

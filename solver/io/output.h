@@ -133,6 +133,10 @@ private:
     mutable std::mutex mutex_;
     /// Per reserved index: the time of its snapshot, once its file is complete.
     std::vector<std::optional<double>> complete_;
+    /// Per reserved index: its snapshot (this process's piece) has Snapshot::normal, so its
+    /// .pvtp lists the array (every piece of a time has it or none does).
+    std::vector<bool> normal_;
+    bool failure_normal_ = false; ///< the same for the failure snapshot
     /// A regrouped restart: the file names of the snapshots kept from before it.
     std::vector<std::string> kept_files_;
     int piece_ = 0, pieces_ = 0; ///< pieces mode when pieces_ > 0

@@ -29,6 +29,11 @@ struct Snapshot {
     std::vector<std::array<float, 3>> velocity; ///< m/s; in 2D v_y = 0
     std::vector<float> density;                 ///< kg/m³
     std::vector<float> pressure;                ///< Pa (Tait EOS)
+    /// mDBC wall normals (physics/mdbc.h), in the first snapshot of a run (step 0) only, for
+    /// viewing: per particle the unit vector from a wall particle towards its ghost node
+    /// (2D: y = 0), zero for fluid particles and for wall particles without a ghost node.
+    /// Empty (the other snapshots, DBC runs): none; else as long as `id`.
+    std::vector<std::array<float, 3>> normal;
 
     std::size_t size() const { return id.size(); }
 };

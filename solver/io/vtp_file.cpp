@@ -103,6 +103,10 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s, const VtpFormat& for
         pd->AddArray(make_array<vtkFloatArray>("density", 1, s.density.data(), n));
     if (format.pressure)
         pd->AddArray(make_array<vtkFloatArray>("pressure", 1, s.pressure.data(), n));
+    // Not made the active normals: ParaView would light the particles (fluid: zero) by them.
+    if (!s.normal.empty())
+        pd->AddArray(make_array<vtkFloatArray>("normal", 3,
+                                               reinterpret_cast<const float*>(s.normal.data()), n));
 
     vtkNew<vtkDoubleArray> time;
     time->SetName("TimeValue");
@@ -127,6 +131,8 @@ Snapshot fluid_only(const Snapshot& s) {
         f.velocity.push_back(s.velocity[i]);
         f.density.push_back(s.density[i]);
         f.pressure.push_back(s.pressure[i]);
+        if (!s.normal.empty())
+            f.normal.push_back(s.normal[i]);
     }
     return f;
 }
@@ -197,7 +203,8 @@ std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpForma
                          bool boundary) {
     const std::size_t n = s.size();
     if (s.type.size() != n || s.position.size() != n || s.velocity.size() != n ||
-        s.density.size() != n || s.pressure.size() != n)
+        s.density.size() != n || s.pressure.size() != n ||
+        (!s.normal.empty() && s.normal.size() != n))
         throw std::invalid_argument("output: snapshot arrays differ in length (writing " +
                                     quoted(path) + ")");
 
@@ -233,7 +240,8 @@ std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpForma
     return ec ? 0 : bytes;
 }
 
-std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& format) {
+std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& format,
+                      bool normal) {
     tinyxml2::XMLPrinter xml;
     xml.PushHeader(false, true);
     xml.OpenElement("VTKFile");
@@ -259,6 +267,8 @@ std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& 
         array("Float32", "density", 1);
     if (format.pressure)
         array("Float32", "pressure", 1);
+    if (normal)
+        array("Float32", "normal", 3);
     xml.CloseElement();
     xml.OpenElement("PPoints");
     array("Float32", "Points", 3);

@@ -51,18 +51,22 @@ void parse_fields(const std::string& text, VtpFormat& f);
 /// 2D y is whatever the snapshot holds, i.e. 0), one vertex cell per point (so both ParaView's
 /// Point Gaussian and Surface representations show the particles), point arrays
 /// `id` (uint32), `type` (uint8: 0 fluid, 1 boundary), and as `format` chooses `velocity`
-/// (float32 ×3), `density` (float32, kg/m³), `pressure` (float32, Pa); field data `TimeValue`
+/// (float32 ×3), `density` (float32, kg/m³), `pressure` (float32, Pa); `normal` (float32 ×3,
+/// Snapshot::normal: mDBC's wall normals) when the snapshot has them; field data `TimeValue`
 /// (float64, 1 value, s), which ParaView shows as the dataset's time. Without `boundary` only
 /// the fluid particles are written.
 /// Written through a temporary file and renamed; the parent directory must exist.
 /// \returns the bytes written.
-/// \throws std::invalid_argument when the snapshot's arrays differ in length.
+/// \throws std::invalid_argument when the snapshot's arrays differ in length (`normal`: when
+///         it is neither empty nor as long as the others).
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 std::uintmax_t write_vtp(const std::filesystem::path& path, const Snapshot& snapshot,
                          const VtpFormat& format = {}, bool boundary = true);
 
 /// The text of a .pvtp naming the pieces `sources` (file names relative to it) of one time, with
-/// the arrays write_vtp writes in `format` (VTK's PPolyData; ParaView opens it as one data set).
-std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& format);
+/// the arrays write_vtp writes in `format` (VTK's PPolyData; ParaView opens it as one data set),
+/// and `normal` when the pieces' snapshots have Snapshot::normal (the first of an mDBC run).
+std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& format,
+                      bool normal = false);
 
 } // namespace sluice

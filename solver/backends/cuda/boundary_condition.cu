@@ -11,6 +11,8 @@
 #include "case/ghost_offsets.h"
 #include "neighbours/cuda_check.h"
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace sluice::gpu {
@@ -48,12 +50,14 @@ void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const Kerne
 
 template <int D>
 void CudaSimulation<D>::upload_ghost_offsets(const Case& c) {
-    const std::vector<Vec<D>> offsets = ghost_offsets<D>(c, derived_.support);
-    ghost_offset_count_ = static_cast<std::uint32_t>(offsets.size());
-    ghost_offsets_.allocate(offsets.size(), account_);
-    if (!offsets.empty())
-        SLUICE_CUDA_CHECK(cudaMemcpy(ghost_offsets_.get(), offsets.data(),
-                                     offsets.size() * sizeof(Vec<D>), cudaMemcpyHostToDevice));
+    auto offsets =
+        std::make_shared<const std::vector<Vec<D>>>(ghost_offsets<D>(c, derived_.support));
+    ghost_offset_count_ = static_cast<std::uint32_t>(offsets->size());
+    ghost_offsets_.allocate(offsets->size(), account_);
+    if (!offsets->empty())
+        SLUICE_CUDA_CHECK(cudaMemcpy(ghost_offsets_.get(), offsets->data(),
+                                     offsets->size() * sizeof(Vec<D>), cudaMemcpyHostToDevice));
+    h_ghost_offsets_ = std::move(offsets);
 }
 
 template <int D>

@@ -133,7 +133,8 @@ private:
     void upload_state(const HostState& h, const SimulationState& state);
     /// The executor: one overload per pass of the plan (cuda_simulation.cu).
     struct PassRunner;
-    /// mDBC: ghost_offsets_ from the case's geometry (boundary_condition.cu).
+    /// mDBC: ghost_offsets_ and h_ghost_offsets_ from the case's geometry
+    /// (boundary_condition.cu).
     void upload_ghost_offsets(const Case& c);
     /// BoundaryCondition (mDBC): wall particles from their ghost nodes (boundary_condition.cu).
     void apply_boundary_condition();
@@ -244,6 +245,9 @@ private:
     /// mDBC: x_g − x_b (m) of each wall particle by id (case/ghost_offsets.h; zero: none).
     DeviceArray<Vec<D>> ghost_offsets_;
     std::uint32_t ghost_offset_count_ = 0;
+    /// Their host copy, for the wall normals of the first snapshot (io/snapshot.h); shared
+    /// with a pending begin_snapshot() future. Null with DBC.
+    std::shared_ptr<const std::vector<Vec<D>>> h_ghost_offsets_;
     // index layout: CUB's partition of the compaction (its index, flag and order arrays borrow
     // the derivatives, dead between the integration and the next interaction pass)
     DeviceArray<unsigned char> partition_temp_;

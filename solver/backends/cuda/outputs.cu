@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_simulation.cuh"
 #include "backends/cuda/dispatch.cuh"
 #include "backends/cuda/gauge_kernels.cuh"
+#include "case/ghost_offsets.h"
 #include "neighbours/cuda_check.h"
 #include "parallel/slab_start.h"
 
@@ -20,8 +21,22 @@
 
 namespace sluice::gpu {
 
+namespace {
+
+/// The wall normals (io/snapshot.h) of snapshot `s` from ghost offsets by id; none without.
+template <int D>
+Snapshot with_normals(Snapshot s, const std::vector<Vec<D>>* offsets) {
+    if (offsets)
+        s.normal = wall_normals_of<D>(*offsets, s.id);
+    return s;
+}
+
+} // namespace
+
 template <int D>
 Snapshot CudaSimulation<D>::snapshot() const {
+    // The run's first snapshot shows mDBC's wall normals.
+    const std::vector<Vec<D>>* offsets = steps_ == 0 ? h_ghost_offsets_.get() : nullptr;
     std::vector<Vec<D>> position = download(positions(), binned_, stream_);
     std::vector<Float4> motion = download(motion_[current_].get(), binned_, stream_);
     std::vector<std::uint32_t> id = download(id_[current_].get(), binned_, stream_);
@@ -35,11 +50,14 @@ Snapshot CudaSimulation<D>::snapshot() const {
                 id[kept] = id[k];
                 ++kept;
             }
-        return make_snapshot<D>(time_, steps_, dt_, static_cast<std::uint32_t>(total_particles_),
-                                kept, position.data(), motion.data(), id.data(), plan_.fluid);
+        return with_normals<D>(
+            make_snapshot<D>(time_, steps_, dt_, static_cast<std::uint32_t>(total_particles_), kept,
+                             position.data(), motion.data(), id.data(), plan_.fluid),
+            offsets);
     }
-    return make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(), motion.data(),
-                            id.data(), plan_.fluid);
+    return with_normals<D>(make_snapshot<D>(time_, steps_, dt_, n_, binned_, position.data(),
+                                            motion.data(), id.data(), plan_.fluid),
+                           offsets);
 }
 
 template <int D>
@@ -75,7 +93,10 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
                                       binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       side));
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.copied, side));
-    return std::async(std::launch::deferred, [lease] { return lease->take(); });
+    // The run's first snapshot shows mDBC's wall normals: filled from the ids after the copy.
+    std::shared_ptr<const std::vector<Vec<D>>> offsets = steps_ == 0 ? h_ghost_offsets_ : nullptr;
+    return std::async(std::launch::deferred,
+                      [lease, offsets] { return with_normals<D>(lease->take(), offsets.get()); });
 }
 
 template <int D>

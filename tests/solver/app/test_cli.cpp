@@ -215,6 +215,22 @@ TEST_F(Cli, RunWritesTheChosenSnapshotFormatAndReportsThroughput) {
     EXPECT_TRUE(contains(r.output, "share of the wall time: construction")) << r.output;
 }
 
+TEST_F(Cli, FirstSnapshotOfAnMdbcRunHasTheWallNormals) {
+    write("small.xml", small_case);
+    for (const char* boundary : {"mdbc", "dbc"}) {
+        const Result r = sluice("run small.xml --out " + std::string(boundary) +
+                                    " --backend cpu --end-time 0.01 --boundary " + boundary,
+                                dir_);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const fs::path out = dir_ / boundary;
+        expect_complete_series(out, "small");
+        // Only the first file: the normals do not change.
+        EXPECT_EQ(contains(read_file(out / "small_0000.vtp"), "Name=\"normal\""),
+                  std::string(boundary) == "mdbc");
+        EXPECT_FALSE(contains(read_file(out / "small_0001.vtp"), "Name=\"normal\""));
+    }
+}
+
 TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {
     write("small.xml", small_case);
     const Result r = sluice("tune small.xml --backend cpu --steps 2 "

@@ -14,6 +14,8 @@
 // - the water stays at rest (largest speed under 1 % of sqrt(gH)).
 // At two resolutions, dp = 0.04 and 0.02 m (the shipped one): the 2 % holds at 0.02 m, and the
 // error falls as dp does (the test body says by how much).
+//
+// And the wall normals that the first snapshot of an mDBC run shows (io/snapshot.h).
 
 #include "backends/backend_tags.h"
 #include "backends/simulation.h"
@@ -22,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +127,71 @@ TYPED_TEST(ModifiedWalls, StillWaterWallPressureIsHydrostatic) {
     // the coarse free surface, 16 % at d = 3 dp), and the error falls as dp does.
     EXPECT_LT(wall_error[1], 0.02);
     EXPECT_LT(wall_error[1], wall_error[0]);
+}
+
+/// The first snapshot of an mDBC run of case c (a tank with inside [0, lx] × [0, ly] × [0, …);
+/// 2D: ly unused) shows the wall normals (io/snapshot.h): unit vectors on the wall particles
+/// with a ghost node, +z on the floor away from the side walls (those less than R deep: their
+/// ghost node 2·depth away is within the 2R the offsets are kept for), zero on the fluid and on
+/// deeper walls. Through snapshot() and begin_snapshot() (the CUDA backend's asynchronous copy
+/// fills them on the host); no snapshot after a step has them, nor any of a DBC run.
+void expect_wall_normals_in_first_snapshot(Case c, Backend backend, double lx, double ly) {
+    const double dp = c.dp;
+    c.physics.boundary = BoundaryKind::mdbc;
+    auto sim = make_simulation(c, backend);
+    const double support = sim->constants().support;
+    const Snapshot first = sim->snapshot();
+    const Snapshot begun = sim->begin_snapshot().get();
+    ASSERT_EQ(first.normal.size(), first.size());
+    EXPECT_EQ(begun.normal, first.normal);
+    std::size_t floor_normals = 0;
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        const std::array<float, 3>& n = first.normal[i];
+        const double length = std::sqrt(double(n[0]) * n[0] + double(n[1]) * n[1] + n[2] * n[2]);
+        if (first.type[i] == ParticleType::fluid) {
+            EXPECT_EQ(length, 0.0) << "fluid particle " << first.id[i];
+            continue;
+        }
+        if (length > 0.0)
+            EXPECT_NEAR(length, 1.0, 1e-6) << "wall particle " << first.id[i];
+        const double x = first.position[i][0], y = first.position[i][1];
+        const double depth = -first.position[i][2];
+        const bool inner = x > dp && x < lx - dp && (c.dimension == 2 || (y > dp && y < ly - dp));
+        if (depth <= 0.0 || !inner)
+            continue;
+        if (depth < support - 0.1 * dp) {
+            for (int d = 0; d < 3; ++d)
+                EXPECT_NEAR(n[d], d == 2 ? 1.0 : 0.0, 1e-6) << "floor particle " << first.id[i];
+            ++floor_normals;
+        } else if (depth > support + 0.1 * dp) {
+            EXPECT_EQ(length, 0.0) << "floor particle " << first.id[i] << " below R";
+        }
+    }
+    // At least the first layer of the floor between the side walls.
+    const double floor_cells = (lx / dp - 2.0) * (c.dimension == 2 ? 1.0 : ly / dp - 2.0);
+    EXPECT_GE(static_cast<double>(floor_normals), floor_cells - 1.0);
+
+    sim->step();
+    EXPECT_TRUE(sim->snapshot().normal.empty());
+    EXPECT_TRUE(sim->begin_snapshot().get().normal.empty());
+
+    c.physics.boundary = BoundaryKind::dbc;
+    auto dbc = make_simulation(c, backend);
+    EXPECT_TRUE(dbc->snapshot().normal.empty());
+    EXPECT_TRUE(dbc->begin_snapshot().get().normal.empty());
+}
+
+TYPED_TEST(ModifiedWalls, FirstSnapshotShowsTheWallNormals) {
+    {
+        SCOPED_TRACE("2D still water");
+        expect_wall_normals_in_first_snapshot(test::still_water_case(0.04), TypeParam::backend, 1.0,
+                                              0.0);
+    }
+    {
+        SCOPED_TRACE("3D dam break");
+        expect_wall_normals_in_first_snapshot(test::small_dambreak_3d_case(0.02),
+                                              TypeParam::backend, 0.4, 0.2);
+    }
 }
 
 } // namespace
