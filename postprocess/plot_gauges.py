@@ -6,7 +6,7 @@
 RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` for a case with
 <gauges>). Gauges are grouped by kind and name into one PNG each:
   heights.png    columns in m named like H1, H2, ... (height and front gauges)
-  pressures.png  columns NAME.pressure (Pa)
+  pressures.png  columns NAME.pressure (Pa) and wall sensors, plain names in Pa (S1, ...)
   velocities.png columns NAME.velocity_x/_y/_z (m/s)
   densities.png  columns NAME.density (kg/m3)
 and, in general, one PNG per unit for whatever else is there.
@@ -65,7 +65,7 @@ def read_series(path):
 
 
 def group_of(name, unit):
-    if name.endswith(".pressure"):
+    if name.endswith(".pressure") or unit == "Pa":  # probes, and wall sensors (plain names)
         return "pressures", "pressure (Pa)"
     if ".velocity_" in name:
         return "velocities", "velocity (m/s)"
