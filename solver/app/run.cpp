@@ -117,30 +117,47 @@ void Run::open_gauges() {
     if (c_.gauges.interval <= 0.0)
         return;
     gauge_plan_ = std::make_unique<GaugePlan>(c_, sim_->constants().support);
+    sensor_averages_ = std::make_unique<SensorAverages>(*gauge_plan_);
     std::vector<std::string> comments = {
         "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
             " s (cases/README.md: height = where the fluid fraction first falls below 1/2 above "
             "the lowest water, probe = "
             "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
-            "within 2 dp); empty = no fluid there",
+            "within 2 dp, sensor = the wall's pressure on its face, corrected interpolation of "
+            "the wall particles, averaged ones the mean over the steps since the previous row); "
+            "empty = no fluid there",
         "t: s"};
     std::vector<std::string> names;
     for (const GaugeColumn& col : gauge_plan_->columns()) {
         comments.push_back(col.name + ": " + col.unit);
         names.push_back(col.name);
     }
-    output_->open_gauges(comments, names, gauge_plan_->evaluator());
+    output_->open_gauges(
+        comments, names, [this](const GaugeResponse& r) { return sensor_averages_->row(r); },
+        [this](const GaugeResponse& r) { sensor_averages_->add_step(r); });
     const std::uint64_t next_gauge =
         restart_ ? static_cast<std::uint64_t>(
                        std::floor(sim_->time() / c_.gauges.interval * (1.0 + 1e-12))) +
                        1
                  : 0;
-    loop_.gauges(Cadence::multiples(c_.gauges.interval, next_gauge), [this] {
-        const auto t0 = Clock::now();
-        // Several processes: every one takes part in the sample, the first writes the row.
-        output_->submit_gauges(sim_->time(), sim_->begin_gauges(gauge_plan_->request()));
-        gauge_seconds_ += seconds_since(t0);
-    });
+    // Averaged sensors: their points sampled after every step between rows as well (the
+    // sample is begun on the device and read by the row writer's thread, as a row's).
+    StepLoop::Fire between;
+    if (!gauge_plan_->step_request().wall_points.empty())
+        between = [this] {
+            const auto t0 = Clock::now();
+            output_->accumulate_gauges(sim_->begin_gauges(gauge_plan_->step_request()));
+            gauge_seconds_ += seconds_since(t0);
+        };
+    loop_.gauges(
+        Cadence::multiples(c_.gauges.interval, next_gauge),
+        [this] {
+            const auto t0 = Clock::now();
+            // Several processes: every one takes part in the sample, the first writes the row.
+            output_->submit_gauges(sim_->time(), sim_->begin_gauges(gauge_plan_->request()));
+            gauge_seconds_ += seconds_since(t0);
+        },
+        between);
 }
 
 Checkpoint Run::make_checkpoint(SimulationState state) const {

@@ -76,6 +76,7 @@ private:
     RunSummary summary_;
     DiagnosticsConstants diagnostics_constants_;
     std::unique_ptr<GaugePlan> gauge_plan_;
+    std::unique_ptr<SensorAverages> sensor_averages_; ///< used by gauges.csv's writer thread
     std::unique_ptr<RunOutput> output_;
     std::vector<double> output_times_; ///< of every snapshot submitted, in order
     ProgressReporter progress_;

@@ -40,7 +40,11 @@ void StepLoop::sample_gauges_if_due() {
 bool StepLoop::step() {
     sim_.step();
     const bool stop = check_ && check_();
-    sample_gauges_if_due(); // before a checkpoint of this step, which then counts its row
+    // Before a checkpoint of this step, which then counts its row.
+    if (gauges_.due(sim_.time()))
+        sample_gauges_if_due();
+    else if (fire_between_)
+        fire_between_();
     if (snapshots_.due(sim_.time())) {
         snapshots_.pass(sim_.time());
         fire_snapshot_();

@@ -2,7 +2,8 @@
 /// \file step_loop.h
 /// The one step loop of `run`, `bench` and `tune`: advances a Simulation to an end time or by a
 /// number of steps and, after each step, fires the cadences that are on, in this order: the
-/// step's own check (exclusions, an interrupt), gauges, snapshots, checkpoints, progress. A
+/// step's own check (exclusions, an interrupt), gauges (or, at a step where no row is due, the
+/// samples between rows, if any), snapshots, checkpoints, progress. A
 /// cadence fires at the first step that reaches its next time (within a millionth of its
 /// interval, so rounding never skips one) and is moved past the step's time before it fires.
 
@@ -49,7 +50,11 @@ public:
     explicit StepLoop(Simulation& sim) : sim_(sim) {}
 
     void on_step(Check check) { check_ = std::move(check); }
-    void gauges(Cadence c, Fire f) { gauges_ = c, fire_gauges_ = std::move(f); }
+    /// `between`, if given, fires after every step at which the gauges are not due (averaged
+    /// sensors sample every step: case/gauge_plan.h).
+    void gauges(Cadence c, Fire f, Fire between = {}) {
+        gauges_ = c, fire_gauges_ = std::move(f), fire_between_ = std::move(between);
+    }
     void snapshots(Cadence c, Fire f) { snapshots_ = c, fire_snapshot_ = std::move(f); }
     void checkpoints(Cadence c, Fire f) { checkpoints_ = c, fire_checkpoint_ = std::move(f); }
     void progress(ProgressReporter& p) { progress_ = &p; }
@@ -72,7 +77,7 @@ private:
     Simulation& sim_;
     Check check_;
     Cadence gauges_, snapshots_, checkpoints_;
-    Fire fire_gauges_, fire_snapshot_, fire_checkpoint_;
+    Fire fire_gauges_, fire_between_, fire_snapshot_, fire_checkpoint_;
     ProgressReporter* progress_ = nullptr;
 };
 

@@ -129,17 +129,21 @@ enum class GaugeKind {
     height, ///< free-surface elevation on a vertical line
     probe,  ///< Shepard-interpolated fluid fields at a point
     front,  ///< the leading edge of the fluid along an axis
+    sensor, ///< the wall's pressure at a point of its surface (a wall pressure transducer)
 };
 enum class ProbeField { pressure, velocity, density };
 
 struct Gauge {
     GaugeKind kind = GaugeKind::probe;
     std::string name;
-    /// height: (x, y, ·) of the vertical line (2D: y = 0); probe: the point (m).
+    /// height: (x, y, ·) of the vertical line (2D: y = 0); probe: the point; sensor: the point
+    /// on the wall's surface (m).
     Eigen::Vector3d point = Eigen::Vector3d::Zero();
     std::vector<ProbeField> fields; ///< probe: in the order given
     int axis = 0;                   ///< front: 0 x, 1 y, 2 z
     int sign = 1;                   ///< front: +1 or −1 (direction along the axis)
+    double radius = 0.0;            ///< sensor: radius of its face (m, ≥ 0; 0: the point)
+    bool average = false;           ///< sensor: the mean over each row's interval, not one step
     SourceLocation where;
 };
 

@@ -1,5 +1,6 @@
 #include "case/case_reader.h"
 
+#include "case/gauge_plan.h"
 #include "case/geometry_checks.h"
 #include "case/surface_mesh.h"
 #include "case/xml_reading.h"
@@ -347,8 +348,9 @@ void read_output(const Element& e, OutputSettings& o) {
     o.writers = static_cast<unsigned>(e.integer("writers", {1, true, 64, true}).value_or(0));
 }
 
-/// <gauges interval="T"> with <height name x [y]/>, <probe name point [fields]/> and
-/// <front name direction/> children; names unique; every gauge inside the domain.
+/// <gauges interval="T"> with <height name x [y]/>, <probe name point [fields]/>,
+/// <front name direction/> and <sensor name point [radius] [average]/> children; names unique;
+/// every gauge inside the domain, every sensor on a wall (case/gauge_plan.h).
 void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) {
     g.require("interval", "simulated time in s between rows of gauges.csv");
     out.interval = *g.number("interval", greater_than(0));
@@ -405,6 +407,20 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
                     e->fail_attribute("fields", "field '" + std::string(word) + "' listed twice");
                 gauge.fields.push_back(it->second);
             }
+        } else if (tag == "sensor") {
+            e = std::make_unique<Element>(r, *x, Names{"name", "point", "radius", "average"});
+            gauge.kind = GaugeKind::sensor;
+            e->require("point", "a point on a wall's surface in m");
+            gauge.point = e->point("point");
+            if (!inside(gauge.point, false))
+                e->fail_attribute("point", "outside the domain " + describe_box(c, c.domain));
+            if (!sensor_wall_normal(c, gauge.point))
+                e->fail_attribute("point", "not on a wall: a sensor's point lies within dp (" +
+                                               format_number(c.dp) +
+                                               " m) of a face of the tank or of a box obstacle");
+            gauge.radius = e->number("radius", at_least(0)).value_or(0.0);
+            static const Choices<bool> yes_no = {{"true", true}, {"false", false}};
+            gauge.average = e->choice("average", "sensor averaging", yes_no).value_or(false);
         } else { // front (the children were checked against the list)
             e = std::make_unique<Element>(r, *x, Names{"name", "direction"});
             gauge.kind = GaugeKind::front;
@@ -439,7 +455,7 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
         out.gauges.push_back(std::move(gauge));
     }
     if (out.gauges.empty())
-        g.fail("<gauges> needs at least one <height>, <probe> or <front>");
+        g.fail("<gauges> needs at least one <height>, <probe>, <front> or <sensor>");
 }
 
 Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
@@ -507,7 +523,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
         read_output(Element(r, *x, {"compressor", "level", "fields", "boundary", "writers"}),
                     c.output);
     if (const XMLElement* x = s.single("gauges"))
-        read_gauges(r, Element(r, *x, {"interval"}, {"height", "probe", "front"}), c, c.gauges);
+        read_gauges(r, Element(r, *x, {"interval"}, {"height", "probe", "front", "sensor"}), c,
+                    c.gauges);
     return c;
 }
 

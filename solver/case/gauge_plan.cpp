@@ -1,8 +1,12 @@
 #include "case/gauge_plan.h"
 
+#include <Eigen/Dense>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 namespace sluice {
 
@@ -10,7 +14,93 @@ namespace {
 
 constexpr double empty = std::numeric_limits<double>::quiet_NaN();
 
+std::array<float, 3> to_float3(const Eigen::Vector3d& p) {
+    return {static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z())};
+}
+
+/// The face of `box` nearest to p among those p lies within dp of (and within dp of the face's
+/// extent along the other axes): its distance and the normal out of the box (−1 … +1 per axis).
+/// `faces` selects the faces as TankFace bits.
+void nearest_face(const Box& box, unsigned faces, int dimension, double dp,
+                  const Eigen::Vector3d& p, double& best, std::optional<Eigen::Vector3d>& out) {
+    static const unsigned bits[3][2] = {
+        {face_left, face_right}, {face_front, face_back}, {face_bottom, face_top}};
+    const double reach = dp * (1.0 + 1e-9);
+    for (int k = 0; k < 3; ++k) {
+        if (dimension == 2 && k == 1)
+            continue;
+        bool within = true;
+        for (int a = 0; a < 3; ++a)
+            if (a != k && !(dimension == 2 && a == 1))
+                within = within && p[a] >= box.min[a] - reach && p[a] <= box.max[a] + reach;
+        if (!within)
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            const double d = std::abs(p[k] - (side == 0 ? box.min[k] : box.max[k]));
+            if (!(faces & bits[k][side]) || d > reach || d >= best)
+                continue;
+            best = d;
+            out = Eigen::Vector3d::Unit(k) * (side == 0 ? -1.0 : 1.0);
+        }
+    }
+}
+
 } // namespace
+
+std::optional<Eigen::Vector3d> sensor_wall_normal(const Case& c, const Eigen::Vector3d& point) {
+    double best = std::numeric_limits<double>::infinity();
+    std::optional<Eigen::Vector3d> normal;
+    if (c.tank) {
+        nearest_face(c.tank->box, c.tank->faces, c.dimension, c.dp, point, best, normal);
+        if (normal)
+            normal = -*normal; // the tank's fluid is inside its box
+    }
+    for (const Obstacle& o : c.obstacles) {
+        if (!std::holds_alternative<BoxShape>(o.shape))
+            continue;
+        std::optional<Eigen::Vector3d> face;
+        double before = best;
+        nearest_face(o.box, ~0u, c.dimension, c.dp, point, best, face);
+        if (best < before)
+            normal = face;
+    }
+    return normal;
+}
+
+std::vector<Eigen::Vector3d> sensor_points(const Case& c, const Gauge& sensor) {
+    std::vector<Eigen::Vector3d> out;
+    const std::optional<Eigen::Vector3d> n = sensor_wall_normal(c, sensor.point);
+    if (sensor.radius <= 0.0 || !n)
+        return {sensor.point};
+    const int m = static_cast<int>(std::ceil(sensor.radius / (0.5 * c.dp)));
+    const double spacing = sensor.radius / m;
+    // Two directions in the wall's plane (2D: the one in the x–z plane).
+    const Eigen::Vector3d t1 =
+        c.dimension == 2 ? Eigen::Vector3d(-n->z(), 0.0, n->x()) : n->unitOrthogonal();
+    const Eigen::Vector3d t2 = n->cross(t1);
+    const int m2 = c.dimension == 2 ? 0 : m;
+    for (int i = -m; i <= m; ++i)
+        for (int k = -m2; k <= m2; ++k)
+            if (i * i + k * k <= m * m)
+                out.push_back(sensor.point + spacing * (i * t1 + k * t2));
+    return out;
+}
+
+double wall_pressure(const WallSums& sums, int dimension) {
+    const int n = dimension + 1;
+    Eigen::MatrixXd a(n, n);
+    Eigen::VectorXd b(n);
+    for (int r = 0; r < n; ++r) {
+        for (int q = 0; q < n; ++q)
+            a(r, q) = sums[static_cast<std::size_t>(r * n + q)];
+        b(r) = sums[static_cast<std::size_t>(n * n + r)];
+    }
+    if (!(a(0, 0) > 0.0))
+        return 0.0; // no boundary particle in reach
+    if (std::abs(a.determinant()) < sensor_determinant_limit)
+        return b(0) / a(0, 0); // Shepard
+    return a.fullPivLu().solve(b)(0);
+}
 
 GaugePlan::GaugePlan(const Case& c, double support) : dimension_(c.dimension), dp_(c.dp) {
     sample_spacing_ = 0.25 * c.dp;
@@ -18,7 +108,22 @@ GaugePlan::GaugePlan(const Case& c, double support) : dimension_(c.dimension), d
     const std::size_t samples = static_cast<std::size_t>(
         std::max(1.0, std::ceil((c.domain.max.z() - c.domain.min.z()) / sample_spacing_)));
     request_.front_neighbour_distance = static_cast<float>(std::min(2.0 * c.dp, support));
-    for (const Gauge& g : c.gauges.gauges) {
+    // Sensors' points, the averaged ones first (step_request() is their prefix).
+    std::vector<std::size_t> first_wall(c.gauges.gauges.size()), wall_count(first_wall.size());
+    for (const bool averaged : {true, false})
+        for (std::size_t i = 0; i < c.gauges.gauges.size(); ++i) {
+            const Gauge& g = c.gauges.gauges[i];
+            if (g.kind != GaugeKind::sensor || g.average != averaged)
+                continue;
+            first_wall[i] = request_.wall_points.size();
+            for (const Eigen::Vector3d& p : sensor_points(c, g))
+                request_.wall_points.push_back(to_float3(p));
+            wall_count[i] = request_.wall_points.size() - first_wall[i];
+            if (averaged)
+                step_request_.wall_points = request_.wall_points;
+        }
+    for (std::size_t i = 0; i < c.gauges.gauges.size(); ++i) {
+        const Gauge& g = c.gauges.gauges[i];
         Entry e;
         e.kind = g.kind;
         switch (g.kind) {
@@ -57,9 +162,32 @@ GaugePlan::GaugePlan(const Case& c, double support) : dimension_(c.dimension), d
             request_.fronts.push_back({g.axis, g.sign});
             columns_.push_back({g.name, "m"});
             break;
+        case GaugeKind::sensor:
+            e.first_point = first_wall[i];
+            e.point_count = wall_count[i];
+            if (g.average) {
+                averaged_entries_.push_back(entries_.size());
+                averaged_columns_.push_back(columns_.size());
+            }
+            columns_.push_back({g.name, "Pa"});
+            break;
         }
         entries_.push_back(std::move(e));
     }
+}
+
+double GaugePlan::sensor_reading(const Entry& e, const GaugeResponse& r) const {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < e.point_count; ++k)
+        sum += wall_pressure(r.wall[e.first_point + k], dimension_);
+    return sum / static_cast<double>(std::max<std::size_t>(e.point_count, 1));
+}
+
+std::vector<double> GaugePlan::averaged_readings(const GaugeResponse& r) const {
+    std::vector<double> out;
+    for (const std::size_t i : averaged_entries_)
+        out.push_back(sensor_reading(entries_[i], r));
+    return out;
 }
 
 std::vector<double> GaugePlan::evaluate(const GaugeResponse& r) const {
@@ -113,8 +241,30 @@ std::vector<double> GaugePlan::evaluate(const GaugeResponse& r) const {
             values.push_back(std::isfinite(centre) ? centre + 0.5 * sign * dp_ : empty);
             break;
         }
+        case GaugeKind::sensor:
+            values.push_back(sensor_reading(e, r));
+            break;
         }
     }
+    return values;
+}
+
+void SensorAverages::add_step(const GaugeResponse& step_sample) {
+    const std::vector<double> readings = plan_.averaged_readings(step_sample);
+    sums_.resize(readings.size(), 0.0);
+    for (std::size_t k = 0; k < readings.size(); ++k)
+        sums_[k] += readings[k];
+    ++steps_;
+}
+
+std::vector<double> SensorAverages::row(const GaugeResponse& r) {
+    std::vector<double> values = plan_.evaluate(r);
+    add_step(r);
+    const std::vector<std::size_t>& columns = plan_.averaged_columns();
+    for (std::size_t k = 0; k < columns.size(); ++k)
+        values[columns[k]] = sums_[k] / static_cast<double>(steps_);
+    sums_.assign(sums_.size(), 0.0);
+    steps_ = 0;
     return values;
 }
 

@@ -2,8 +2,9 @@
 
 namespace sluice {
 
-GaugeRowWriter::GaugeRowWriter(Evaluate evaluate, CsvSeries& csv)
-    : evaluate_(std::move(evaluate)), csv_(csv), thread_([this] { run(); }) {}
+GaugeRowWriter::GaugeRowWriter(Evaluate evaluate, CsvSeries& csv, Accumulate accumulate)
+    : evaluate_(std::move(evaluate)), csv_(csv), accumulate_(std::move(accumulate)),
+      thread_([this] { run(); }) {}
 
 GaugeRowWriter::~GaugeRowWriter() {
     {
@@ -15,9 +16,17 @@ GaugeRowWriter::~GaugeRowWriter() {
 }
 
 void GaugeRowWriter::submit(double t, std::future<GaugeResponse> sample) {
+    enqueue({t, std::move(sample), true});
+}
+
+void GaugeRowWriter::accumulate(std::future<GaugeResponse> sample) {
+    enqueue({0.0, std::move(sample), false});
+}
+
+void GaugeRowWriter::enqueue(Pending p) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return queue_.size() < 256 || error_; });
-    queue_.emplace_back(t, std::move(sample));
+    queue_.push_back(std::move(p));
     changed_.notify_all();
 }
 
@@ -38,12 +47,15 @@ void GaugeRowWriter::run() {
         changed_.wait(lock, [&] { return !queue_.empty() || stop_; });
         if (queue_.empty())
             return; // stop_ with nothing left
-        auto [t, sample] = std::move(queue_.front());
+        Pending p = std::move(queue_.front());
         queue_.pop_front();
         busy_ = true;
         lock.unlock();
         try {
-            csv_.write(t, evaluate_(sample.get()));
+            if (p.row)
+                csv_.write(p.t, evaluate_(p.sample.get()));
+            else
+                accumulate_(p.sample.get());
         } catch (...) {
             lock.lock();
             error_ = std::current_exception();

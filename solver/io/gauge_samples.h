@@ -20,13 +20,23 @@ struct GaugeRequest {
     std::vector<Front> fronts;
     /// A front particle needs another fluid particle within this distance (m).
     float front_neighbour_distance = 0.0f;
+    /// Points on wall surfaces (m; 2D: y ignored): the corrected-interpolation sums of the
+    /// boundary particles around each (physics/gauges.h, WallSensorVisitor).
+    std::vector<std::array<float, 3>> wall_points;
 };
+
+/// The sums of the corrected interpolation of the wall's pressure at one wall point, D + 1 = N:
+/// the N × N matrix A row by row, then the right-hand side b (physics/gauges.h, WallSensorSums);
+/// 2D uses the first 12 entries.
+using WallSums = std::array<float, 20>;
 
 struct GaugeResponse {
     /// Per query point: φ, Σ V W ρ, Σ V W p, Σ V W v (x, y, z; 2D: y = 0).
     std::vector<std::array<float, 6>> sums;
     /// Per front: the coordinate of the front (m), NaN when no fluid particle qualifies.
     std::vector<float> fronts;
+    /// Per wall point: WallSums.
+    std::vector<WallSums> wall;
 };
 
 } // namespace sluice

@@ -80,17 +80,24 @@ RunOutput::~RunOutput() {
 
 void RunOutput::open_gauges(const std::vector<std::string>& comments,
                             const std::vector<std::string>& columns,
-                            GaugeRowWriter::Evaluate evaluate) {
+                            GaugeRowWriter::Evaluate evaluate,
+                            GaugeRowWriter::Accumulate accumulate) {
     if (!writes_shared())
         return;
     gauge_csv_ =
         std::make_unique<CsvSeries>(directory_ / "gauges.csv", comments, columns, resume_after_);
-    gauge_rows_ = std::make_unique<GaugeRowWriter>(std::move(evaluate), *gauge_csv_);
+    gauge_rows_ =
+        std::make_unique<GaugeRowWriter>(std::move(evaluate), *gauge_csv_, std::move(accumulate));
 }
 
 void RunOutput::submit_gauges(double t, std::future<GaugeResponse> sample) {
     if (gauge_rows_)
         gauge_rows_->submit(t, std::move(sample));
+}
+
+void RunOutput::accumulate_gauges(std::future<GaugeResponse> sample) {
+    if (gauge_rows_)
+        gauge_rows_->accumulate(std::move(sample));
 }
 
 void RunOutput::submit(std::future<Snapshot> snapshot) {

@@ -66,11 +66,15 @@ public:
     RunOutput& operator=(const RunOutput&) = delete;
 
     /// Opens gauges.csv (first process; the others only take part in the samples): comment
-    /// lines, then the columns after t; `evaluate` turns a sample into the row.
+    /// lines, then the columns after t; `evaluate` turns a sample into the row, `accumulate`
+    /// takes the samples between rows (GaugeRowWriter).
     void open_gauges(const std::vector<std::string>& comments,
-                     const std::vector<std::string>& columns, GaugeRowWriter::Evaluate evaluate);
+                     const std::vector<std::string>& columns, GaugeRowWriter::Evaluate evaluate,
+                     GaugeRowWriter::Accumulate accumulate = {});
     /// Queues the gauges row of time t (s); nothing on a process that does not write it.
     void submit_gauges(double t, std::future<GaugeResponse> sample);
+    /// Queues a sample between rows (averaged sensors); as submit_gauges.
+    void accumulate_gauges(std::future<GaugeResponse> sample);
 
     /// One process: hands a started snapshot (Simulation::begin_snapshot) to the writers; its
     /// diagnostics row is written in time order on the collector thread.

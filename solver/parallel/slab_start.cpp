@@ -220,6 +220,21 @@ void combine_gauges(const Communicator& comm, const SlabDecomposition& slabs, in
     for (std::size_t k = 0; k < request.points.size(); ++k)
         for (std::size_t c = 0; c < 6; ++c)
             out.sums[k][c] = static_cast<float>(values[6 * k + c]);
+    // Wall points the same way: the owner's sums (its halo covers the point's support).
+    values.clear();
+    for (std::size_t k = 0; k < request.wall_points.size(); ++k) {
+        const std::array<float, 3>& p = request.wall_points[k];
+        const double x = dimension == 2 ? (slabs.axis == 0 ? p[0] : p[2]) : p[slabs.axis];
+        const bool mine = slabs.rank_of(x) == comm.rank();
+        for (const float v : out.wall[k])
+            values.push_back(mine ? v : 0.0);
+    }
+    if (!values.empty())
+        comm.sum(values.data(), static_cast<int>(values.size()));
+    const std::size_t width = std::tuple_size<WallSums>::value;
+    for (std::size_t k = 0; k < request.wall_points.size(); ++k)
+        for (std::size_t c = 0; c < width; ++c)
+            out.wall[k][c] = static_cast<float>(values[width * k + c]);
     // A front is the largest of sign·coordinate over the processes; none (NaN) is −∞ here.
     std::vector<double> fronts;
     for (std::size_t f = 0; f < request.fronts.size(); ++f)

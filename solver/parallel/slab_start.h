@@ -100,8 +100,9 @@ std::string move_beyond_halo(const SlabDecomposition& slabs, std::uint64_t step,
 std::vector<double> work_since_balance(const Communicator& comm, double work_seconds,
                                        double& balanced_seconds);
 
-/// Every process's gauges from each one's part: a point's sums from the process whose slab
-/// holds it (its halo covers the point's neighbourhood), a front the farthest over them.
+/// Every process's gauges from each one's part: a point's (and a wall point's) sums from the
+/// process whose slab holds it (its halo covers the point's neighbourhood), a front the
+/// farthest over them.
 /// Collective.
 void combine_gauges(const Communicator& comm, const SlabDecomposition& slabs, int dimension,
                     const GaugeRequest& request, GaugeResponse& out);

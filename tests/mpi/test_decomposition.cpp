@@ -7,6 +7,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
 #include "case/case_model.h"
+#include "case/gauge_plan.h"
 #include "io/checkpoint.h"
 #include "neighbours/module.h"
 #include "parallel/communicator.h"
@@ -171,11 +172,16 @@ Case thrown_fluid_case() {
     return c;
 }
 
-/// Gauge points along the dam break's floor, across every face, and three fronts.
+/// Gauge points along the dam break's floor, across every face, wall sensors' points on the
+/// floor and the walls, and three fronts.
 GaugeRequest gauges_across_faces(const Case& c) {
     GaugeRequest request;
-    for (double x = 0.05; x < 4.0; x += 0.1)
+    for (double x = 0.05; x < 4.0; x += 0.1) {
         request.points.push_back({static_cast<float>(x), 0.0f, 0.1f});
+        request.wall_points.push_back({static_cast<float>(x), 0.0f, 0.0f});
+    }
+    request.wall_points.push_back({0.0f, 0.0f, 0.5f});
+    request.wall_points.push_back({4.0f, 0.0f, 0.1f});
     request.fronts = {{0, 1}, {2, 1}, {0, -1}};
     request.front_neighbour_distance = static_cast<float>(2.0 * c.dp);
     return request;
@@ -284,6 +290,13 @@ TEST(Decomposition, GaugesMatchOneProcess) {
     ASSERT_EQ(a.fronts.size(), b.fronts.size());
     for (std::size_t f = 0; f < a.fronts.size(); ++f)
         EXPECT_NEAR(b.fronts[f], a.fronts[f], 1e-3 * c.dp) << "front " << f;
+    // Wall sensors' readings (their corrected interpolation of the owner's sums): 10 Pa is
+    // c0²·10⁻⁴ kg/m³ of the wall's density at this case's c0 (about 90 m/s).
+    ASSERT_EQ(a.wall.size(), b.wall.size());
+    for (std::size_t p = 0; p < a.wall.size(); ++p) {
+        const double pa = wall_pressure(a.wall[p], 2), pb = wall_pressure(b.wall[p], 2);
+        EXPECT_NEAR(pb, pa, 10.0 + 1e-3 * std::fabs(pa)) << "wall point " << p;
+    }
 }
 
 /// Each process writes its own checkpoint file; read back, they continue exactly as the run
@@ -646,6 +659,14 @@ TEST(DecompositionCuda, GaugesMatchOneProcess) {
             for (std::size_t f = 0; f < a.fronts.size(); ++f)
                 EXPECT_NEAR(b.fronts[f], a.fronts[f], 1e-2 * c.dp)
                     << "step " << k << " front " << f;
+            // Wall sensors: the GPU/CPU pressure tolerance of test_backend_agreement.cpp,
+            // c0²·10⁻⁴·ρ0.
+            const double c0 = single->constants().speed_of_sound;
+            for (std::size_t p = 0; p < a.wall.size(); ++p) {
+                const double pa = wall_pressure(a.wall[p], 2), pb = wall_pressure(b.wall[p], 2);
+                EXPECT_NEAR(pb, pa, 1e-4 * c0 * c0 * 1000.0)
+                    << "step " << k << ", wall point " << p;
+            }
         }
         if (k < 120) {
             single->step();

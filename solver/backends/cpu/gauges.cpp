@@ -1,5 +1,6 @@
 // The CPU backend's gauge sampling (cpu_passes.h; Simulation::sample_gauges): kernel sums at
-// points and the fronts, on the view of the last build and the arrays in its order.
+// points, wall sensors' sums at wall points and the fronts, on the view of the last build and the
+// arrays in its order.
 
 #include "backends/cpu/cpu_passes.h"
 
@@ -70,6 +71,17 @@ GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const Gauge
                         const GaugeSums<D> g = visitor.sums;
                         const std::array<float, 3> v = to_array3(g.w_velocity);
                         out.sums[k] = {g.w, g.w_density, g.w_pressure, v[0], v[1], v[2]};
+                    }
+                    const std::int64_t walls =
+                        static_cast<std::int64_t>(request.wall_points.size());
+                    out.wall.assign(request.wall_points.size(), WallSums{});
+#pragma omp parallel for schedule(dynamic, 16) if (walls >= 256)
+                    for (std::int64_t k = 0; k < walls; ++k) {
+                        WallSensorVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel,
+                                                                                plan.fluid};
+                        for_each_neighbour<QueryT>(view, from_array3<D>(request.wall_points[k]),
+                                                   visitor);
+                        flatten(visitor.sums, out.wall[k]);
                     }
                     for (const GaugeRequest::Front& f : request.fronts)
                         out.fronts.push_back(front_of<QueryT>(s, view, particles, f,

@@ -95,6 +95,9 @@ public:
     template <class QueryT, class ViewT, class KernelT>
     void launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
                        GaugeSums<D>* sums);
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_wall_sensors(const ViewT& view, const KernelT& kernel, std::uint32_t count,
+                             WallSensorSums<D>* sums);
     template <class QueryT, class ViewT>
     void launch_front(const ViewT& view, const GaugeRequest::Front& f, float distance,
                       std::uint32_t* d_keys);
@@ -284,6 +287,10 @@ private:
     /// Pinned results of pending samples; their device time is a stage of its own.
     std::shared_ptr<GaugeResultPool<D>> gauge_results_;
     std::vector<std::array<float, 3>> uploaded_gauge_points_; ///< what gauge_points_ holds
+    // wall sensors' points, as gauge_points_; a request of a prefix of them uploads nothing
+    DeviceArray<Vec<D>> wall_points_;
+    std::size_t wall_capacity_ = 0;
+    std::vector<std::array<float, 3>> uploaded_wall_points_;
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
 
     double fluid_height_; ///< H_max at t = 0 (m), kept for save_state

@@ -1,7 +1,8 @@
 #pragma once
 /// \file gauge_kernels.cuh
 /// The kernels of gauge samples and diagnostics (outputs.cu launches them): kernel sums at query
-/// points one warp each, fronts of the fluid, and the neighbour counts of a fresh build.
+/// points and wall sensors' sums at wall points one warp each, fronts of the fluid, and the
+/// neighbour counts of a fresh build.
 
 #include "backends/cuda/step_kernels.cuh"
 #include "physics/gauges.h"
@@ -55,6 +56,33 @@ __global__ void __launch_bounds__(interaction_block)
         SLUICE_UNROLL
         for (int a = 0; a < D; ++a)
             s.w_velocity[a] += __shfl_down_sync(0xffffffffu, s.w_velocity[a], offset);
+    }
+    if (lane == 0)
+        sums[k] = s;
+}
+
+/// Wall sensors' sums at wall points (physics/gauges.h, WallSensorVisitor), one warp per point
+/// as gauge_kernel.
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
+__global__ void __launch_bounds__(interaction_block)
+    wall_sensor_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
+                       FluidConstants c, const Vec<D>* __restrict__ points, std::uint32_t count,
+                       WallSensorSums<D>* __restrict__ sums) {
+    const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
+    const std::uint32_t lane = threadIdx.x & 31;
+    if (k >= count) // whole warps leave together: count is per warp
+        return;
+    WallSensorVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
+    for_each_neighbour_shared<QueryT>(view, points[k], lane, 32u, visitor);
+    WallSensorSums<D> s = visitor.sums;
+    for (int offset = 16; offset > 0; offset /= 2) {
+        SLUICE_UNROLL
+        for (int r = 0; r <= D; ++r) {
+            s.b[r] += __shfl_down_sync(0xffffffffu, s.b[r], offset);
+            SLUICE_UNROLL
+            for (int q = 0; q <= D; ++q)
+                s.a[r][q] += __shfl_down_sync(0xffffffffu, s.a[r][q], offset);
+        }
     }
     if (lane == 0)
         sums[k] = s;

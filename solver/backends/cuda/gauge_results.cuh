@@ -1,8 +1,8 @@
 #pragma once
 /// \file gauge_results.cuh
 /// The result slots behind CudaSimulation::begin_gauges(): per slot pinned host memory for a
-/// sample's sums (mapped: the gauge kernel writes them there itself, no copy to queue) and
-/// front keys (copied), and the events that bound its device work. A slot is held from
+/// sample's sums and wall sums (mapped: the gauge kernel writes them there itself, no copy to
+/// queue) and front keys (copied), and the events that bound its device work. A slot is held from
 /// begin_gauges() until the future's get() has read it, so the stepping thread only queues work
 /// and the thread that calls get() (gauges.csv's writer) waits for the copy and converts it.
 /// Shared between the simulation and the pending futures, so either may go first.
@@ -35,10 +35,11 @@ public:
 
     struct Slot {
         PinnedArray<GaugeSums<D>> sums;
+        PinnedArray<WallSensorSums<D>> wall; ///< mapped, as sums
         PinnedArray<std::uint32_t> keys;
-        std::size_t sums_capacity = 0, keys_capacity = 0;
+        std::size_t sums_capacity = 0, wall_capacity = 0, keys_capacity = 0;
         cudaEvent_t begun = nullptr, done = nullptr;
-        std::uint32_t points = 0;
+        std::uint32_t points = 0, wall_points = 0;
         std::vector<GaugeRequest::Front> fronts;
         bool busy = false;
         bool ready = false; ///< its device work is known to be complete
@@ -61,9 +62,10 @@ public:
     GaugeResultPool(const GaugeResultPool&) = delete;
     GaugeResultPool& operator=(const GaugeResultPool&) = delete;
 
-    /// Waits for a free slot, marks it busy and makes it hold `points` sums and `fronts` fronts
-    /// (growing its pinned arrays: the slot is free, nothing copies into it).
-    Slot& acquire(std::uint32_t points, std::size_t fronts) {
+    /// Waits for a free slot, marks it busy and makes it hold `points` sums, `wall_points` wall
+    /// sums and `fronts` fronts (growing its pinned arrays: the slot is free, nothing copies
+    /// into it).
+    Slot& acquire(std::uint32_t points, std::uint32_t wall_points, std::size_t fronts) {
         std::unique_lock<std::mutex> lock(mutex_);
         Slot* free = nullptr;
         freed_.wait(lock, [&] {
@@ -80,6 +82,10 @@ public:
         if (points > free->sums_capacity) {
             free->sums.allocate(points, /*mapped=*/true);
             free->sums_capacity = points;
+        }
+        if (wall_points > free->wall_capacity) {
+            free->wall.allocate(wall_points, /*mapped=*/true);
+            free->wall_capacity = wall_points;
         }
         if (front_keys * fronts > free->keys_capacity) {
             free->keys.allocate(front_keys * fronts);
@@ -133,6 +139,9 @@ public:
                 const std::array<float, 3> v = to_array3(g.w_velocity);
                 out.sums[k] = {g.w, g.w_density, g.w_pressure, v[0], v[1], v[2]};
             }
+            out.wall.resize(s.wall_points);
+            for (std::uint32_t k = 0; k < s.wall_points; ++k)
+                flatten(s.wall.get()[k], out.wall[k]);
             for (std::size_t f = 0; f < s.fronts.size(); ++f) {
                 const std::uint32_t* keys = s.keys.get() + front_keys * f;
                 const std::uint32_t key = keys[1] != 0 ? keys[1] : keys[2] != 0 ? keys[2] : keys[3];

@@ -1,7 +1,7 @@
 // What a CudaSimulation hands out besides its step: snapshots (blocking and asynchronous, through
-// snapshot_pool.cuh), saved states for checkpoints, gauge samples (a warp per query point, the
-// front search without a host round trip; gauge_kernels.cuh), counts, exclusions and the
-// diagnostics (neighbour counts of a fresh build, dry wall particles).
+// snapshot_pool.cuh), saved states for checkpoints, gauge samples (a warp per query point and per
+// wall sensor point, the front search without a host round trip; gauge_kernels.cuh), counts,
+// exclusions and the diagnostics (neighbour counts of a fresh build, dry wall particles).
 
 // Eigen (case model) is host-only here: no __device__ annotations.
 #define EIGEN_NO_CUDA
@@ -111,6 +111,17 @@ struct LaunchGauges {
 };
 
 template <int D>
+struct LaunchWallSensors {
+    CudaSimulation<D>* simulation;
+    std::uint32_t count;
+    WallSensorSums<D>* sums;
+    template <class QueryT, class ViewT, class KernelT>
+    void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
+        simulation->template launch_wall_sensors<QueryT>(view, kernel, count, sums);
+    }
+};
+
+template <int D>
 struct LaunchFront {
     CudaSimulation<D>* simulation;
     const GaugeRequest::Front* front;
@@ -131,6 +142,17 @@ void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, 
     gauge_kernel<QueryT, ViewT, KernelT>
         <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
             view, particles, kernel, plan_.fluid, gauge_points_.get(), count, sums);
+    SLUICE_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
+template <class QueryT, class ViewT, class KernelT>
+void CudaSimulation<D>::launch_wall_sensors(const ViewT& view, const KernelT& kernel,
+                                            std::uint32_t count, WallSensorSums<D>* sums) {
+    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
+    wall_sensor_kernel<QueryT, ViewT, KernelT>
+        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
+            view, particles, kernel, plan_.fluid, wall_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -200,15 +222,38 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         upload(gauge_points_.get(), points, stream_);
         uploaded_gauge_points_ = request.points;
     }
-    auto& slot = gauge_results_->acquire(count, fronts);
+    const std::uint32_t walls = static_cast<std::uint32_t>(request.wall_points.size());
+    if (walls > wall_capacity_) {
+        wall_points_.allocate(walls, account_);
+        wall_capacity_ = walls;
+        uploaded_wall_points_.clear();
+    }
+    // Wall points: the row's, then between rows a prefix of them (the averaged sensors').
+    const bool uploaded = walls <= uploaded_wall_points_.size() &&
+                          std::equal(request.wall_points.begin(), request.wall_points.end(),
+                                     uploaded_wall_points_.begin());
+    if (walls > 0 && !uploaded) {
+        std::vector<Vec<D>> points(walls);
+        for (std::uint32_t k = 0; k < walls; ++k)
+            points[k] = from_array3<D>(request.wall_points[k]);
+        upload(wall_points_.get(), points, stream_);
+        uploaded_wall_points_ = request.wall_points;
+    }
+    auto& slot = gauge_results_->acquire(count, walls, fronts);
     auto lease = std::make_shared<SlotLease<GaugeResultPool<D>>>(gauge_results_, slot);
     slot.points = count;
+    slot.wall_points = walls;
     slot.fronts = request.fronts;
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
     if (count > 0) // straight into the slot's mapped host memory
         dispatch_neighbour_query<D>(
             plan_.query, view_,
             with_kernel(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, plan_.kernel));
+    if (walls > 0)
+        dispatch_neighbour_query<D>(
+            plan_.query, view_,
+            with_kernel(LaunchWallSensors<D>{this, walls, slot.wall.device_pointer()},
+                        plan_.kernel));
     for (std::size_t f = 0; f < fronts; ++f)
         dispatch_neighbour_query<D>(plan_.query, view_,
                                     LaunchFront<D>{this, &request.fronts[f],

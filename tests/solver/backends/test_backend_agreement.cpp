@@ -139,12 +139,14 @@ TYPED_TEST(BackendAgreement, IndexLayoutsAgreeWithCpu) {
 Gauges dam_break_gauges(int dimension, double width, double depth) {
     Gauges g;
     g.interval = 0.01;
-    auto add = [&](GaugeKind kind, std::string name, Eigen::Vector3d point, int sign = 1) {
+    auto add = [&](GaugeKind kind, std::string name, Eigen::Vector3d point, int sign = 1,
+                   double radius = 0.0) {
         Gauge x;
         x.kind = kind;
         x.name = std::move(name);
         x.point = point;
         x.sign = sign;
+        x.radius = radius;
         x.fields = {ProbeField::pressure, ProbeField::velocity, ProbeField::density};
         g.gauges.push_back(x);
     };
@@ -155,6 +157,9 @@ Gauges dam_break_gauges(int dimension, double width, double depth) {
     add(GaugeKind::probe, "Pfront", {0.3 * width, y, 0.02 * width});
     add(GaugeKind::front, "front", {0, 0, 0});
     add(GaugeKind::front, "back", {0, 0, 0}, -1);
+    // Wall sensors: on the wall behind the column, and over a face on the floor under it.
+    add(GaugeKind::sensor, "Swall", {0.0, y, 0.05 * width});
+    add(GaugeKind::sensor, "Sfloor", {0.1 * width, y, 0.0}, 1, 0.02 * width);
     return g;
 }
 

@@ -25,6 +25,8 @@ const std::string head2 = R"(<sluice name="t" dimension="2">)";
 const std::string head3 = R"(<sluice name="t" dimension="3">)";
 const std::string geometry2 = R"(  <geometry dp="0.1"><fluid min="0 0" max="1 1"/></geometry>)";
 const std::string tail = "</sluice>";
+const std::string tank_geometry2 =
+    R"(  <geometry dp="0.1"><fluid min="0 0" max="1 1"/><tank min="0 0" max="2 2"/></geometry>)";
 
 void expect_point(const Eigen::Vector3d& p, double x, double y, double z) {
     EXPECT_DOUBLE_EQ(p.x(), x);
@@ -64,6 +66,34 @@ TEST(CaseReader, GaugesOfTheShippedCases) {
     EXPECT_EQ(d.gauges.gauges[0].kind, GaugeKind::front);
     EXPECT_EQ(d.gauges.gauges[0].axis, 0);
     EXPECT_EQ(d.gauges.gauges[0].sign, 1);
+}
+
+TEST(CaseReader, SensorsOnTheWalls) {
+    const Case c = parse_case(
+        lines({head2, tank_geometry2, R"(  <gauges interval="0.01">)",
+               R"(    <sensor name="S1" point="0 0.5"/>)",
+               R"(    <sensor name="S2" point="2.02 0.3" radius="0.05" average="true"/>)",
+               R"(    <sensor name="S3" point="1.5 0" average="false"/></gauges>)", tail}),
+        "t.xml");
+    ASSERT_EQ(c.gauges.gauges.size(), 3u);
+    const Gauge& s1 = c.gauges.gauges[0];
+    EXPECT_EQ(s1.kind, GaugeKind::sensor);
+    EXPECT_EQ(s1.name, "S1");
+    expect_point(s1.point, 0.0, 0.0, 0.5);
+    EXPECT_EQ(s1.radius, 0.0);
+    EXPECT_FALSE(s1.average);
+    EXPECT_EQ(s1.where.line, 4);
+    EXPECT_DOUBLE_EQ(c.gauges.gauges[1].radius, 0.05);
+    EXPECT_TRUE(c.gauges.gauges[1].average);
+    EXPECT_FALSE(c.gauges.gauges[2].average);
+    const Case d = parse_case(
+        lines(
+            {head3,
+             R"(  <geometry dp="0.1"><fluid min="0 0 0" max="1 1 1"/><tank min="0 0 0" max="2 2 2"/></geometry>)",
+             R"(  <gauges interval="0.01"><sensor name="S" point="1 0 0.5" radius="0.02"/></gauges>)",
+             tail}),
+        "t.xml");
+    expect_point(d.gauges.gauges[0].point, 1.0, 0.0, 0.5);
 }
 
 TEST(CaseReader, Dambreak2d) {
@@ -455,7 +485,15 @@ const Malformed malformed[] = {
     {"gauge_no_interval", {head2, geometry2, R"(  <gauges><front name="F" direction="+x"/></gauges>)", tail},
      3, "<gauges> needs the attribute 'interval'"},
     {"gauge_empty", {head2, geometry2, R"(  <gauges interval="0.1"/>)", tail},
-     3, "needs at least one <height>, <probe> or <front>"},
+     3, "needs at least one <height>, <probe>, <front> or <sensor>"},
+    {"sensor_off_the_wall", {head2, tank_geometry2, R"(  <gauges interval="0.1">)", R"(    <sensor name="S" point="1 0.5"/></gauges>)", tail},
+     4, "<sensor point=\"1 0.5\">: not on a wall: a sensor's point lies within dp (0.1 m) of a face of the tank or of a box obstacle"},
+    {"sensor_negative_radius", {head2, tank_geometry2, R"(  <gauges interval="0.1"><sensor name="S" point="0 0.5" radius="-0.01"/></gauges>)", tail},
+     3, "<sensor radius=\"-0.01\">: out of range"},
+    {"sensor_average_word", {head2, tank_geometry2, R"(  <gauges interval="0.1"><sensor name="S" point="0 0.5" average="yes"/></gauges>)", tail},
+     3, "<sensor average=\"yes\">"},
+    {"sensor_without_point", {head2, tank_geometry2, R"(  <gauges interval="0.1"><sensor name="S"/></gauges>)", tail},
+     3, "<sensor> needs the attribute 'point'"},
     {"gauge_bad_name", {head2, geometry2, R"(  <gauges interval="0.1"><front name="a,b" direction="+x"/></gauges>)", tail},
      3, "a gauge name is letters, digits"},
     {"unknown_attribute_near", {head2, geometry2, R"(  <run endtime="1"/>)", tail},
