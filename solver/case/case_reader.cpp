@@ -417,7 +417,7 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
             if (!sensor_wall_normal(c, gauge.point))
                 e->fail_attribute("point", "not on a wall: a sensor's point lies within dp (" +
                                                format_number(c.dp) +
-                                               " m) of a face of the tank or of a box obstacle");
+                                               " m) of the surface of the tank or an obstacle");
             gauge.radius = e->number("radius", at_least(0)).value_or(0.0);
             static const Choices<bool> yes_no = {{"true", true}, {"false", false}};
             gauge.average = e->choice("average", "sensor averaging", yes_no).value_or(false);

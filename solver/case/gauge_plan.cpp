@@ -1,5 +1,7 @@
 #include "case/gauge_plan.h"
 
+#include "case/wall_normals.h"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -18,53 +20,10 @@ std::array<float, 3> to_float3(const Eigen::Vector3d& p) {
     return {static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z())};
 }
 
-/// The face of `box` nearest to p among those p lies within dp of (and within dp of the face's
-/// extent along the other axes): its distance and the normal out of the box (−1 … +1 per axis).
-/// `faces` selects the faces as TankFace bits.
-void nearest_face(const Box& box, unsigned faces, int dimension, double dp,
-                  const Eigen::Vector3d& p, double& best, std::optional<Eigen::Vector3d>& out) {
-    static const unsigned bits[3][2] = {
-        {face_left, face_right}, {face_front, face_back}, {face_bottom, face_top}};
-    const double reach = dp * (1.0 + 1e-9);
-    for (int k = 0; k < 3; ++k) {
-        if (dimension == 2 && k == 1)
-            continue;
-        bool within = true;
-        for (int a = 0; a < 3; ++a)
-            if (a != k && !(dimension == 2 && a == 1))
-                within = within && p[a] >= box.min[a] - reach && p[a] <= box.max[a] + reach;
-        if (!within)
-            continue;
-        for (int side = 0; side < 2; ++side) {
-            const double d = std::abs(p[k] - (side == 0 ? box.min[k] : box.max[k]));
-            if (!(faces & bits[k][side]) || d > reach || d >= best)
-                continue;
-            best = d;
-            out = Eigen::Vector3d::Unit(k) * (side == 0 ? -1.0 : 1.0);
-        }
-    }
-}
-
 } // namespace
 
 std::optional<Eigen::Vector3d> sensor_wall_normal(const Case& c, const Eigen::Vector3d& point) {
-    double best = std::numeric_limits<double>::infinity();
-    std::optional<Eigen::Vector3d> normal;
-    if (c.tank) {
-        nearest_face(c.tank->box, c.tank->faces, c.dimension, c.dp, point, best, normal);
-        if (normal)
-            normal = -*normal; // the tank's fluid is inside its box
-    }
-    for (const Obstacle& o : c.obstacles) {
-        if (!std::holds_alternative<BoxShape>(o.shape))
-            continue;
-        std::optional<Eigen::Vector3d> face;
-        double before = best;
-        nearest_face(o.box, ~0u, c.dimension, c.dp, point, best, face);
-        if (best < before)
-            normal = face;
-    }
-    return normal;
+    return wall_surface_normal(c, point);
 }
 
 std::vector<Eigen::Vector3d> sensor_points(const Case& c, const Gauge& sensor) {

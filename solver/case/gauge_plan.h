@@ -38,12 +38,9 @@ namespace sluice {
 /// |det A| is about 0.1 (still water, tests/solver/case/test_gauge_plan.cpp).
 constexpr double sensor_determinant_limit = 1e-3;
 
-/// The unit normal, into the fluid, of the wall a sensor's point lies on: the face of the tank
-/// (one of its chosen faces) or of a box obstacle that the point lies within dp of (and within
-/// dp of the face's extent); the nearest one where several qualify; none when no face does.
-/// Cylinders, spheres and surface meshes are not looked at.
-/// case/wall_normals.h's wall_surface_normal (issue 24, every shape) supersedes this once it
-/// lands.
+/// The unit normal, into the fluid, of the wall a sensor's point lies on: wall_surface_normal
+/// (case/wall_normals.h): the nearest surface piece of the tank or of any obstacle (box,
+/// cylinder, sphere, surface mesh) within dp of the point; none when no wall is that near.
 std::optional<Eigen::Vector3d> sensor_wall_normal(const Case& c, const Eigen::Vector3d& point);
 
 /// The sample points of a sensor (m): its point for radius 0; otherwise a lattice spaced

@@ -59,8 +59,11 @@ TEST(CaseReader, GaugesOfTheShippedCases) {
     EXPECT_EQ(c.gauges.gauges[1].kind, GaugeKind::height);
     expect_point(c.gauges.gauges[1].point, 0.992, 0.5, 0.0);
     EXPECT_EQ(c.gauges.gauges[4].name, "P1");
-    expect_point(c.gauges.gauges[4].point, 0.8445, 0.471, 0.021);
-    EXPECT_EQ(c.gauges.gauges[4].fields, std::vector<ProbeField>{ProbeField::pressure});
+    EXPECT_EQ(c.gauges.gauges[4].kind, GaugeKind::sensor); // on the box's face
+    expect_point(c.gauges.gauges[4].point, 0.8245, 0.471, 0.021);
+    EXPECT_TRUE(c.gauges.gauges[4].average);
+    EXPECT_EQ(c.gauges.gauges[11].kind, GaugeKind::sensor); // on its top
+    expect_point(c.gauges.gauges[11].point, 0.6835, 0.471, 0.161);
     const Case d = read_case(cases_dir + "/dambreak2d.xml");
     ASSERT_EQ(d.gauges.gauges.size(), 1u);
     EXPECT_EQ(d.gauges.gauges[0].kind, GaugeKind::front);
@@ -487,7 +490,7 @@ const Malformed malformed[] = {
     {"gauge_empty", {head2, geometry2, R"(  <gauges interval="0.1"/>)", tail},
      3, "needs at least one <height>, <probe>, <front> or <sensor>"},
     {"sensor_off_the_wall", {head2, tank_geometry2, R"(  <gauges interval="0.1">)", R"(    <sensor name="S" point="1 0.5"/></gauges>)", tail},
-     4, "<sensor point=\"1 0.5\">: not on a wall: a sensor's point lies within dp (0.1 m) of a face of the tank or of a box obstacle"},
+     4, "<sensor point=\"1 0.5\">: not on a wall: a sensor's point lies within dp (0.1 m) of the surface of the tank or an obstacle"},
     {"sensor_negative_radius", {head2, tank_geometry2, R"(  <gauges interval="0.1"><sensor name="S" point="0 0.5" radius="-0.01"/></gauges>)", tail},
      3, "<sensor radius=\"-0.01\">: out of range"},
     {"sensor_average_word", {head2, tank_geometry2, R"(  <gauges interval="0.1"><sensor name="S" point="0 0.5" average="yes"/></gauges>)", tail},

@@ -176,3 +176,18 @@ TEST(WallSensors, AveragedSensorsReportTheMeanOverTheRowsInterval) {
     const std::vector<double> third = averages.row(sample(averaged + 1, 50.0f));
     EXPECT_DOUBLE_EQ(third[1], 50.0) << "each interval starts afresh";
 }
+
+/// A sensor on a curved obstacle (case/wall_normals.h's wall_surface_normal): the radial normal.
+TEST(WallSensors, NormalOnACurvedObstacleIsRadial) {
+    Case c = test::still_water_case(0.02);
+    Obstacle ball;
+    ball.shape = Sphere{Eigen::Vector3d(0.5, 0.0, 0.3), 0.1};
+    primitive_bounds(ball.shape, 2, ball.box.min, ball.box.max);
+    c.obstacles.push_back(ball);
+    const double s = std::sqrt(0.5);
+    const std::optional<Eigen::Vector3d> n =
+        sensor_wall_normal(c, Eigen::Vector3d(0.5 + 0.1 * s, 0.0, 0.3 + 0.1 * s));
+    ASSERT_TRUE(n);
+    EXPECT_NEAR(n->x(), s, 1e-6);
+    EXPECT_NEAR(n->z(), s, 1e-6);
+}
