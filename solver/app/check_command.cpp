@@ -62,6 +62,10 @@ void print_wall_normals(std::ostream& out, const Case& c, const ParticleSet& par
         out << p.z() << ")";
     }
     out << (missing.size() > 5 ? ", ...\n" : "\n");
+    out << "  walls           " << to_string(c.physics.boundary);
+    if (c.physics.boundary == BoundaryKind::mdbc)
+        out << " (" << to_string(c.physics.slip) << "; ghost nodes through the wall surface)";
+    out << "\n";
 }
 
 } // namespace
