@@ -216,7 +216,8 @@ def main(argv=None):
         wall_display = pv.Show(walls, view)
         wall_display.SetRepresentationType("Point Gaussian")
         wall_display.GaussianRadius = radius
-        pv.ColorBy(wall_display, None)
+        # A solid colour (ColorBy(display, None) raises in Debian 12's ParaView 5.11).
+        wall_display.ColorArrayName = ["POINTS", ""]
         wall_display.AmbientColor = [0.55, 0.55, 0.55]
         wall_display.DiffuseColor = [0.55, 0.55, 0.55]
         wall_display.Opacity = WALL_OPACITY
