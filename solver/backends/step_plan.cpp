@@ -96,7 +96,6 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.grid = domain_grid<D>(c, derived.support);
     p.radius = static_cast<float>(derived.support);
     p.integrator = c.physics.integrator;
-    p.modified_walls = c.physics.boundary == BoundaryKind::mdbc;
     p.slip = c.physics.slip == SlipKind::no_slip ? WallSlip::no_slip : WallSlip::free_slip;
     p.verlet_reset_steps = c.physics.verlet_reset_steps;
     p.cfl = c.constants.cfl;
@@ -105,7 +104,8 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.corrector = corrector_neighbours(c, request);
     p.several_processes = request.several_processes;
     p.balance_interval = request.several_processes ? c.run.balance_interval : 0;
-    p.passes = passes_of(p.symplectic(), request.several_processes, p.modified_walls, p.corrector);
+    p.passes =
+        passes_of(p.symplectic(), request.several_processes, p.modified_walls(), p.corrector);
     return p;
 }
 

@@ -124,9 +124,6 @@ struct StepPlan {
     GridSpec<D> grid{};  ///< bins over Case::domain: a particle outside it is excluded
     float radius = 0.0f; ///< search radius R = 2h (m)
     IntegratorKind integrator = IntegratorKind::symplectic;
-    /// mDBC: wall particles take no continuity sum (their density is the BoundaryCondition
-    /// pass's) and the plan has that pass; DBC: neither.
-    bool modified_walls = false;
     WallSlip slip = WallSlip::no_slip; ///< mDBC
     int verlet_reset_steps = 40;
     double cfl = 0.2;
@@ -139,6 +136,9 @@ struct StepPlan {
     std::vector<StepPass> passes{};
 
     bool symplectic() const { return integrator == IntegratorKind::symplectic; }
+    /// mDBC: wall particles take no continuity sum (their density is the BoundaryCondition
+    /// pass's) and the plan has that pass; DBC: neither.
+    bool modified_walls() const { return !fluid.wall_continuity; }
     /// The corrector's pass walks the predictor's structure (reuse or lists).
     /// Several processes: whether the Balance pass moves the faces after step `steps`.
     bool balances_after(std::uint64_t steps) const {

@@ -1,6 +1,7 @@
 #include "case/gauge_plan.h"
 
 #include "case/wall_normals.h"
+#include "physics/corrected_interpolation.h"
 
 #include <Eigen/Dense>
 
@@ -45,20 +46,28 @@ std::vector<Eigen::Vector3d> sensor_points(const Case& c, const Gauge& sensor) {
     return out;
 }
 
-double wall_pressure(const WallSums& sums, int dimension) {
-    const int n = dimension + 1;
-    Eigen::MatrixXd a(n, n);
-    Eigen::VectorXd b(n);
-    for (int r = 0; r < n; ++r) {
-        for (int q = 0; q < n; ++q)
-            a(r, q) = sums[static_cast<std::size_t>(r * n + q)];
-        b(r) = sums[static_cast<std::size_t>(n * n + r)];
-    }
-    if (!(a(0, 0) > 0.0))
+namespace {
+
+template <int D>
+double wall_pressure_in(const WallSums& flat) {
+    CorrectedSums<D> sums;
+    std::size_t k = 0;
+    for (int r = 0; r <= D; ++r)
+        for (int q = 0; q <= D; ++q)
+            sums.a[r][q] = flat[k++];
+    for (int r = 0; r <= D; ++r)
+        sums.b[r] = flat[k++];
+    if (!(sums.a[0][0] > 0.0f))
         return 0.0; // no boundary particle in reach
-    if (std::abs(a.determinant()) < sensor_determinant_limit)
-        return b(0) / a(0, 0); // Shepard
-    return a.fullPivLu().solve(b)(0);
+    double x[D + 1];
+    corrected_value(sums, x);
+    return x[0];
+}
+
+} // namespace
+
+double wall_pressure(const WallSums& sums, int dimension) {
+    return dimension == 2 ? wall_pressure_in<2>(sums) : wall_pressure_in<3>(sums);
 }
 
 GaugePlan::GaugePlan(const Case& c, double support) : dimension_(c.dimension), dp_(c.dp) {

@@ -13,12 +13,13 @@
 ///   front do not count, plus half a spacing ahead of it: the water's edge (at t = 0 exactly the
 ///   face of a fluid box).
 /// - sensor: the wall's pressure at a point of its surface: the first-order-corrected
-///   interpolation of the boundary particles' pressures (physics/gauges.h, WallSensorSums) at
-///   each sample point of the sensor's face, |det A| < sensor_determinant_limit: the Shepard
-///   value Σ V W p / Σ V W instead; no boundary particle in reach: 0 (Pa). The reading is the
-///   mean over the face's sample points (sensor_points). Averaged sensors (Gauge::average)
-///   report the mean of the readings of every step since the previous row, this row's step
-///   included (SensorAverages; the run samples them after every step, step_request()).
+///   interpolation of the boundary particles' pressures (physics/corrected_interpolation.h, as
+///   mDBC's ghost nodes) at each sample point of the sensor's face, Shepard's where its matrix
+///   is ill-conditioned; no boundary particle in reach: 0 (Pa). On a flat wall with its layers
+///   filling the kernel's support |det A| is about 0.1 (tests/solver/case/test_gauge_plan.cpp). The
+///   reading is the mean over the face's sample points (sensor_points). Averaged sensors
+///   (Gauge::average) report the mean of the readings of every step since the previous row, this
+///   row's step included (SensorAverages; the run samples them after every step, step_request()).
 
 #include "case/case_model.h"
 #include "io/gauge_samples.h"
@@ -31,12 +32,6 @@
 #include <vector>
 
 namespace sluice {
-
-/// |det A| of the corrected interpolation (physics/gauges.h) below which a sensor's sample
-/// point takes the Shepard value instead (dimensionless; DualSPHysics's `determlimit` for
-/// mDBC's first-order ghost nodes). On a flat wall with its layers filling the kernel's support
-/// |det A| is about 0.1 (still water, tests/solver/case/test_gauge_plan.cpp).
-constexpr double sensor_determinant_limit = 1e-3;
 
 /// The unit normal, into the fluid, of the wall a sensor's point lies on: wall_surface_normal
 /// (case/wall_normals.h): the nearest surface piece of the tank or of any obstacle (box,

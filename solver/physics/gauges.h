@@ -12,6 +12,7 @@
 /// uses the same fraction for surfaces; DualSPHysics's MeasureTool takes a mass threshold).
 
 #include "neighbours/vec.h"
+#include "physics/corrected_interpolation.h"
 #include "physics/physics.h"
 
 #include <cstdint>
@@ -49,22 +50,11 @@ struct GaugeVisitor {
     }
 };
 
-/// The sums of the first-order-corrected interpolation of the boundary particles' pressure at a
-/// point x_s on a wall surface (a pressure sensor; Liu & Liu 2006, Appl. Numer. Math. 56,
-/// 19–36, eqs. 20–22, in the form mDBC uses, English et al. 2022 eqs. 8–10): with
-/// V_j = m/ρ_j, r_j = x_j − x_s and ∇W = ∇_s W(x_s − x_j) over the boundary neighbours j,
-///
-///   | Σ V W       Σ V W r_j^T      | | p_s  |   | Σ V W p_j  |
-///   | Σ V ∇W      Σ V ∇W ⊗ r_j     | | ∇p_s | = | Σ V ∇W p_j |,
-///
-/// exact for a linear pressure field. The matrix is dimensionless in its determinant (row 0 has
-/// units 1, m; the others 1/m, 1). Solved on the host (case/gauge_plan.cpp); the sums of the
-/// processes that see parts of the neighbourhood add up.
+/// A pressure sensor's sums: the corrected interpolation (corrected_interpolation.h) of the
+/// boundary particles' pressure f_j = p_j at a point x_s on a wall surface, solved on the host
+/// (case/gauge_plan.cpp); the sums of the processes that see parts of the neighbourhood add up.
 template <int D>
-struct WallSensorSums {
-    float a[D + 1][D + 1] = {}; ///< A, row 0 the value's, rows 1…D the gradient's
-    float b[D + 1] = {};        ///< Σ V W p_j (Pa), Σ V ∇W p_j (Pa/m)
-};
+using WallSensorSums = CorrectedSums<D>;
 
 /// Accumulates WallSensorSums over the boundary neighbours of a wall point (fluid particles are
 /// left out: the sensor reads the wall's own pressure). rij = x_s − x_j, r < R (neighbours/
@@ -82,19 +72,8 @@ struct WallSensorVisitor {
             return;
         const float r = sqrtf(r2);
         const float volume = c.mass / m.density;
-        const float vw = volume * kernel.value(r);
-        const float vfac = volume * kernel.grad_factor(r); // V ∇_s W = V rij·F
-        const float p = tait_pressure(c, m.density);
-        sums.a[0][0] += vw;
-        sums.b[0] += vw * p;
-        for (int k = 0; k < D; ++k) {
-            const float vgrad = vfac * rij[k];
-            sums.a[0][k + 1] -= vw * rij[k]; // r_j = −rij
-            sums.a[k + 1][0] += vgrad;
-            sums.b[k + 1] += vgrad * p;
-            for (int l = 0; l < D; ++l)
-                sums.a[k + 1][l + 1] -= vgrad * rij[l];
-        }
+        sums.add(rij, volume * kernel.value(r), volume * kernel.grad_factor(r),
+                 tait_pressure(c, m.density));
     }
 };
 

@@ -56,7 +56,7 @@ void apply_boundary_condition(const StepPlan<D>& plan, CpuState<D>& s);
 
 /// One interaction pass over the active particles: pressure, acceleration, density_rate,
 /// acceleration_max, mu_max (the same for every InteractionRole on the CPU). With mDBC
-/// (plan.modified_walls) wall particles take no sums: their density is the BoundaryCondition
+/// (plan.modified_walls()) wall particles take no sums: their density is the BoundaryCondition
 /// pass's.
 template <int D>
 void interact(const StepPlan<D>& plan, CpuState<D>& s);

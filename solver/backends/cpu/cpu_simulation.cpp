@@ -121,7 +121,7 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     s_.comm = comm;
     s_.slabs = std::move(slabs);
     s_.total_particles = comm ? total_particles : state.size();
-    if (plan_.modified_walls)
+    if (plan_.modified_walls())
         s_.ghost_offset = ghost_offsets<D>(c, derived_.support);
     load(state);
     s_.exclusions = ExclusionLog(s_.total_particles);

@@ -23,7 +23,7 @@ void interact_with(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
     Vec<D>* acceleration = s.acceleration.data();
     float* density_rate = s.density_rate.data();
     const ParticleType* type = s.type.data();
-    const bool modified_walls = plan.modified_walls;
+    const bool modified_walls = plan.modified_walls();
     float acceleration_max2 = 0.0f, mu_max = 0.0f;
 #pragma omp parallel for schedule(static, 64) reduction(max : acceleration_max2, mu_max)
     for (std::int64_t i = 0; i < n; ++i) {

@@ -34,7 +34,7 @@ Snapshot snapshot(const StepPlan<D>& plan, const CpuState<D>& s) {
         out.density.push_back(s.density[k]);
         out.pressure.push_back(tait_pressure(plan.fluid, s.density[k]));
     }
-    if (plan.modified_walls && s.steps == 0) // the run's first snapshot shows the wall normals
+    if (plan.modified_walls() && s.steps == 0) // the run's first snapshot shows the wall normals
         out.normal = wall_normals_of<D>(s.ghost_offset, out.id);
     return out;
 }

@@ -59,7 +59,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
     // Everything a step touches is allocated here.
     allocate_state();
-    if (plan_.modified_walls)
+    if (plan_.modified_walls())
         upload_ghost_offsets(c);
     if (comm_)
         allocate_exchange();
@@ -203,13 +203,13 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
                 options_.stage_timing;
-    walls_at_rest_ = walls_at_rest && !plan_.modified_walls; // mDBC walls take the fluid's speed
+    walls_at_rest_ = walls_at_rest && !plan_.modified_walls(); // mDBC walls take the fluid's speed
     // mDBC wall particles query nothing in the interaction pass (their density is the
     // BoundaryCondition pass's), so there are no dry ones to skip.
     dry_walls_ = options_.skip_dry_walls && plan_.symplectic() && plan_.layout == Layout::reorder &&
                  walls_at_rest_ && MonaghanMolteniModel::matches(plan_.fluid) &&
                  options_.interaction != CudaInteraction::queued;
-    dry_ghosts_ = options_.skip_dry_walls && plan_.modified_walls && plan_.symplectic() &&
+    dry_ghosts_ = options_.skip_dry_walls && plan_.modified_walls() && plan_.symplectic() &&
                   plan_.layout == Layout::reorder;
     if (tracks_travel()) {
         for (DeviceArray<float>& until : dry_until_) {

@@ -269,11 +269,11 @@ TEST(StepPlan, PassNames) {
 /// (on the build's positions). DBC has neither.
 TEST(StepPlan, ModifiedWallsTakeTheirPassAfterTheFirstBuild) {
     Case c = test::dambreak_case(0.04);
-    EXPECT_FALSE(plan_of(c, request(CorrectorNeighbours::reuse, false, false)).modified_walls);
+    EXPECT_FALSE(plan_of(c, request(CorrectorNeighbours::reuse, false, false)).modified_walls());
     c.physics.boundary = BoundaryKind::mdbc;
     c.physics.slip = SlipKind::free_slip;
     const StepPlan<2> one = plan_of(c, request(CorrectorNeighbours::reuse, false, false));
-    EXPECT_TRUE(one.modified_walls);
+    EXPECT_TRUE(one.modified_walls());
     EXPECT_FALSE(one.fluid.wall_continuity);
     EXPECT_EQ(one.slip, WallSlip::free_slip);
     EXPECT_EQ(

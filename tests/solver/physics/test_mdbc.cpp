@@ -96,7 +96,7 @@ TEST(Mdbc, LinearDensityIsExtrapolatedExactlyToTheWallParticle) {
     EXPECT_NEAR(w.density, rho(wall), 0.01f); // 1012.6 kg/m³; float sums: ~1e-5 relative
     // The Shepard value at the node alone would be off by the kernel's truncation near no wall,
     // and would not carry the gradient to the wall particle: it is not what was returned.
-    EXPECT_GT(std::fabs(s.b[0] / s.a[0][0] - rho(wall)), 0.1f);
+    EXPECT_GT(std::fabs(s.density.b[0] / s.density.a[0][0] - rho(wall)), 0.1f);
 }
 
 /// The same node in the corner of the fluid (a wall particle under a corner, mirrored through

@@ -14,15 +14,15 @@
 //   source holds one run, so the impulse has no measured spread; the peak's spread over the
 //   paper's 100 runs is −18 % to +43 % of its median (Table 2, sensor 1, second-hand: the data
 //   file's header says from where); 30 % covers the runs above, it is not a bound met with
-//   margin (CPU, dp = 10 mm: +19 %);
+//   margin (CPU, dp = 10 mm: +19 %, then −22 % after a change that only reorders float sums);
 // - mDBC against DBC: mDBC's impulse error is under half of DBC's at every resolution (DBC's
 //   wall layer, compressed by the impact, reads 3 to 12 times the measured impulse);
 // - on the GPU (dp = 5, 2.5, 1.25 mm): the rise within 3 ms of the measured one at the finest
 //   (1.1 and 0.1 ms in the runs above; the experiment's gate takes about 0.07 s to lift, the
-//   case releases at once) and nearer with every refinement; the peak falling with every
-//   refinement.
+//   case releases at once) and nearer with every refinement; the finest's peak below the
+//   coarsest's (the peak scatters from run to run: 2.5 mm gave 41, 47, 51 and 64 kPa).
 // Not met, and so not asserted: the peak inside the experiment's 7506–13098 Pa. Averaged over
-// 0.2 ms, mDBC's P1 peak is 88–118, 41–47 and 28–33 kPa at dp = 5, 2.5 and 1.25 mm: the
+// 0.2 ms, mDBC's P1 peak is 47–118, 41–64 and 28–49 kPa at dp = 5, 2.5 and 1.25 mm: the
 // acoustic spike of an impact in a weakly compressible fluid (c0 = 20·sqrt(gH) = 34 m/s:
 // ρ0·c0·v ≈ 100 kPa), which shrinks with dp but is still three times the measured peak at the
 // finest; issue 24 asks for δ-SPH or shifting for that. The test prints every number.
@@ -161,10 +161,9 @@ TYPED_TEST(Lobovsky2D, FirstImpactAtTheLowestSensorMatchesTheExperiment) {
         EXPECT_LT(impulse_error[k], 0.5 * dbc_impulse_error[k]) << "dp = " << spacings[k];
     if (gpu) {
         EXPECT_LT(rise_error.back(), 0.003);
-        for (std::size_t k = 1; k < peaks.size(); ++k) {
-            EXPECT_LT(peaks[k], peaks[k - 1]) << "dp = " << spacings[k];
+        for (std::size_t k = 1; k < peaks.size(); ++k)
             EXPECT_LT(rise_error[k], rise_error[k - 1]) << "dp = " << spacings[k];
-        }
+        EXPECT_LT(peaks.back(), peaks.front()); // the middle one scatters (47 then 64 kPa)
     }
     std::printf("mDBC at the finest dp: peak %.0f Pa against the experiment's 7506-13098 Pa "
                 "(2.5-97.5 %% of 100 runs), impulse %+.1f %%\n",
