@@ -61,7 +61,11 @@ double wall_pressure_in(const WallSums& flat) {
         return 0.0; // no boundary particle in reach
     double x[D + 1];
     corrected_value(sums, x);
-    return x[0];
+    // Both wall models keep a wall particle's density ≥ ρ0 (integrators.h boundary_density,
+    // mdbc.h), so the wall's pressure field is ≥ 0 and so is its interpolation: where the linear
+    // extrapolation from the wall particles to their surface overshoots below zero (a steep
+    // gradient across the wall layers during an impact), the reading is 0.
+    return std::max(x[0], 0.0);
 }
 
 } // namespace

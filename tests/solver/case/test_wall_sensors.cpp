@@ -129,6 +129,34 @@ TEST(WallSensors, CorrectedInterpolationIsExactForALinearPressure) {
     EXPECT_GT(std::abs(s[12 - 3] / s[0] - exact), 0.02 * exact) << "Shepard is biased here";
 }
 
+TEST(WallSensors, ReadingNeverBelowZero) {
+    // Non-negative wall pressures that grow steeply into the floor (as across the wall layers
+    // in an impact): the linear extrapolation to the surface is −4 kPa; a wall's pressure field
+    // is ≥ 0 in both wall models, and so is the reading.
+    const float dp = 0.02f, h = 1.0f * std::sqrt(2.0f) * dp;
+    const WendlandC2<2> kernel(h);
+    FluidConstants c{};
+    c.rho0 = 1000.0f;
+    c.inv_rho0 = 1.0f / c.rho0;
+    c.gamma = 7.0f;
+    c.inv_gamma = 1.0f / c.gamma;
+    c.b = c.rho0 * 30.0f * 30.0f / c.gamma;
+    c.mass = c.rho0 * dp * dp;
+    auto pressure = [](float z) { return -500000.0f * z - 4000.0f; }; // 1 kPa at z = −dp/2
+    Wall<2> wall;
+    for (int i = -10; i <= 10; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const float z = -(k + 0.5f) * dp;
+            wall.x.push_back({(i + 0.5f) * dp, z});
+            wall.density.push_back(tait_density(c, pressure(z)));
+        }
+    const WallSums s = sums_at(wall, {0.013f, 0.0f}, kernel, c, 2.0f * h);
+    EXPECT_EQ(wall_pressure(s, 2), 0.0);
+    const WallSums inside = sums_at(wall, {0.013f, -0.02f}, kernel, c, 2.0f * h);
+    EXPECT_NEAR(wall_pressure(inside, 2), pressure(-0.02f), 1e-3 * pressure(-0.02f))
+        << "within the layers the linear field is read exactly";
+}
+
 TEST(WallSensors, IllConditionedFallsBackToShepardAndNoneReadsZero) {
     WallSums one{};        // a single particle in reach: A = [[VW, ...]], singular
     one[0] = 0.4f;         // Σ V W
