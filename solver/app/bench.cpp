@@ -148,7 +148,8 @@ void print_header(std::ostream& out, const BenchSetting& s, const std::string& s
                   "predictor's pass listed"
                 : "")
         << "), " << to_string(c.physics.kernel) << " kernel, " << to_string(c.physics.boundary)
-        << " walls\n"
+        << " walls" << (c.physics.shifting == ShiftingKind::fickian ? ", fickian shifting" : "")
+        << "\n"
         << "backend: " << (s.gpu ? "cuda, " + cuda_device_name() : std::string("cpu"))
         << "; each module: " << options.warmup_steps << " warm-up + " << options.steps
         << " timed steps from " << start_text << " (set up in " << bench_fixed(setup_seconds, 1)
@@ -337,6 +338,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         apply_dp_override(c, *options.dp);
     if (options.boundary)
         c.physics.boundary = *options.boundary;
+    if (options.shifting)
+        c.physics.shifting = *options.shifting;
     const bool gpu = options.backend == Backend::cuda;
     BackendOptions backend(options.backend);
     backend.cuda = options.cuda;

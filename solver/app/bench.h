@@ -35,6 +35,7 @@ struct BenchOptions {
                                           ///< "counting-sort/strips/0.5,radix-sort/moore/1"
     std::optional<double> dp;             ///< apply_dp_override
     std::optional<BoundaryKind> boundary; ///< overrides <physics boundary>
+    std::optional<ShiftingKind> shifting; ///< overrides <physics shifting>
     /// Over several processes: overrides the case's <run balanceInterval> (steps; 0: none).
     std::optional<int> balance_interval;
     std::string csv_path; ///< default: bench_<case name>.csv in the current directory

@@ -19,6 +19,7 @@ int bench_command(const Options& o) {
     b.modules = o.modules;
     b.dp = o.dp;
     b.boundary = o.boundary;
+    b.shifting = o.shifting;
     b.balance_interval = o.balance_interval;
     b.csv_path = o.csv;
     b.backend = o.backend;

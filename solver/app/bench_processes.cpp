@@ -214,6 +214,8 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
         apply_dp_override(c, *options.dp);
     if (options.boundary)
         c.physics.boundary = *options.boundary;
+    if (options.shifting)
+        c.physics.shifting = *options.shifting;
     if (options.balance_interval)
         c.run.balance_interval = *options.balance_interval;
 

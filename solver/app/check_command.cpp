@@ -5,6 +5,7 @@
 #include "app/preflight.h"
 
 #include "backends/backend_options.h"
+#include "case/constants.h"
 #include "case/particles.h"
 #include "case/wall_normals.h"
 #include "io/async_output.h"
@@ -65,6 +66,12 @@ void print_wall_normals(std::ostream& out, const Case& c, const ParticleSet& par
     out << "  walls           " << to_string(c.physics.boundary);
     if (c.physics.boundary == BoundaryKind::mdbc)
         out << " (" << to_string(c.physics.slip) << "; ghost nodes through the wall surface)";
+    out << "\n";
+    out << "  shifting        " << to_string(c.physics.shifting);
+    if (c.physics.shifting == ShiftingKind::fickian) {
+        out << " (A = " << c.physics.shifting_coef
+            << "; free surface below div r = " << shifting_surface_threshold(c) << ")";
+    }
     out << "\n";
 }
 

@@ -72,6 +72,7 @@ struct ParsedValues {
     std::string out_dir;
     double end_time = 0.0, dp = 0.0;
     std::string boundary; ///< --boundary: "dbc" or "mdbc"
+    std::string shifting; ///< --shifting: "none" or "fickian"
     int balance_interval = 0;
     int processes = 0, gpus = 0;
     double output_interval = 0.0;
@@ -115,13 +116,19 @@ void add_dp(CLI::App* command, ParsedValues& v) {
         ->type_name("DP");
 }
 
-void add_boundary(CLI::App* command, ParsedValues& v) {
+void add_physics_overrides(CLI::App* command, ParsedValues& v) {
     command
         ->add_option("--boundary", v.boundary,
                      "wall boundary condition: dbc or mdbc (overrides <physics boundary>; "
                      "cases/README.md)")
         ->check(CLI::IsMember({"dbc", "mdbc"}).description(""))
         ->type_name("dbc|mdbc");
+    command
+        ->add_option("--shifting", v.shifting,
+                     "particle shifting: none or fickian (overrides <physics shifting>; "
+                     "cases/README.md)")
+        ->check(CLI::IsMember({"none", "fickian"}).description(""))
+        ->type_name("none|fickian");
 }
 
 void add_backend(CLI::App* command, ParsedValues& v) {
@@ -150,7 +157,7 @@ void add_case_overrides(CLI::App* command, ParsedValues& v) {
         }))
         ->type_name("C/Q/W[/L]|auto");
     add_dp(command, v);
-    add_boundary(command, v);
+    add_physics_overrides(command, v);
     add_backend(command, v);
 }
 
@@ -312,7 +319,7 @@ void add_bench(CLI::App& app, Options& o, ParsedValues& v) {
     add_bench_timing(bench, o);
     add_bench_variants(bench, v);
     add_dp(bench, v);
-    add_boundary(bench, v);
+    add_physics_overrides(bench, v);
     add_backend(bench, v);
     add_balance_interval(bench, v);
     add_process_count(bench, v);
@@ -399,6 +406,8 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
         o.dp = v.dp;
     if (given("--boundary"))
         o.boundary = v.boundary == "mdbc" ? BoundaryKind::mdbc : BoundaryKind::dbc;
+    if (given("--shifting"))
+        o.shifting = v.shifting == "fickian" ? ShiftingKind::fickian : ShiftingKind::none;
     if (given("--checkpoint-interval"))
         o.checkpoint_interval = v.checkpoint_interval;
     if (given("--restart"))
@@ -511,6 +520,8 @@ Case load_case(const Options& o) {
         c.run.balance_interval = *o.balance_interval;
     if (o.boundary)
         c.physics.boundary = *o.boundary;
+    if (o.shifting)
+        c.physics.shifting = *o.shifting;
     if (o.dp) {
         try {
             apply_dp_override(c, *o.dp);

@@ -34,6 +34,10 @@ const char* to_string(SlipKind s) {
     return s == SlipKind::no_slip ? "noslip" : "freeslip";
 }
 
+const char* to_string(ShiftingKind s) {
+    return s == ShiftingKind::none ? "none" : "fickian";
+}
+
 const char* to_string(ProbeField f) {
     switch (f) {
     case ProbeField::pressure:

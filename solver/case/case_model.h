@@ -39,6 +39,8 @@ enum class IntegratorKind { symplectic, verlet };
 enum class BoundaryKind { dbc, mdbc };
 /// mDBC: the velocity the fluid sees at a wall (physics/mdbc.h).
 enum class SlipKind { no_slip, free_slip };
+/// Particle shifting (physics/shifting.h): none, or Fickian (Lind et al. 2012).
+enum class ShiftingKind { none, fickian };
 
 /// Faces of a tank, as DualSPHysics's boxfill: bit flags.
 enum TankFace : unsigned {
@@ -98,9 +100,12 @@ struct Physics {
     IntegratorKind integrator = IntegratorKind::symplectic;
     BoundaryKind boundary = BoundaryKind::dbc;
     SlipKind slip = SlipKind::no_slip; ///< mDBC only
-    int verlet_reset_steps = 40;       ///< Verlet: a forward Euler step every N steps
-    double density_min_ratio = 0.5;    ///< stop when ρ < ratio·ρ0 (instability)
-    double density_max_ratio = 2.0;    ///< stop when ρ > ratio·ρ0
+    ShiftingKind shifting = ShiftingKind::none;
+    double shifting_coef = 2.0;     ///< A of D = A·h·|v|·dt (dimensionless)
+    double shifting_surface = 0.0;  ///< free-surface threshold of ∇·r; 0: 1.5 (2D), 2.75 (3D)
+    int verlet_reset_steps = 40;    ///< Verlet: a forward Euler step every N steps
+    double density_min_ratio = 0.5; ///< stop when ρ < ratio·ρ0 (instability)
+    double density_max_ratio = 2.0; ///< stop when ρ > ratio·ρ0
 };
 
 struct RunControl {
@@ -185,6 +190,7 @@ const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtaka
 const char* to_string(IntegratorKind i);       ///< "symplectic", "verlet"
 const char* to_string(BoundaryKind b);         ///< "dbc", "mdbc"
 const char* to_string(SlipKind s);             ///< "noslip", "freeslip"
+const char* to_string(ShiftingKind s);         ///< "none", "fickian"
 const char* to_string(ProbeField f);           ///< "pressure", "velocity", "density"
 /// Space-separated face names of a TankFace mask, in the order bottom top left right front back.
 std::string tank_faces_to_string(unsigned faces);

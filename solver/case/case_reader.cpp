@@ -257,7 +257,7 @@ void read_geometry(const Reader& r, const Element& g, Case& c) {
     }
 }
 
-void read_physics(const Element& e, Physics& p) {
+void read_physics(const Element& e, int dimension, Physics& p) {
     static const Choices<KernelKind> kernels = {
         {to_string(KernelKind::wendland_c2), KernelKind::wendland_c2},
         {to_string(KernelKind::cubic_spline), KernelKind::cubic_spline}};
@@ -288,6 +288,16 @@ void read_physics(const Element& e, Physics& p) {
         e.fail_attribute("slip", "applies to boundary=\"mdbc\" only (DBC walls have no ghost "
                                  "node to take the fluid's velocity from)");
     p.slip = e.choice("slip", "wall slip", slips).value_or(p.slip);
+    static const Choices<ShiftingKind> shiftings = {
+        {to_string(ShiftingKind::none), ShiftingKind::none},
+        {to_string(ShiftingKind::fickian), ShiftingKind::fickian}};
+    p.shifting = e.choice("shifting", "particle shifting", shiftings).value_or(p.shifting);
+    for (const char* attribute : {"shiftingCoef", "shiftingSurface"})
+        if (e.has(attribute) && p.shifting == ShiftingKind::none)
+            e.fail_attribute(attribute, "applies to shifting=\"fickian\" only");
+    p.shifting_coef = e.number("shiftingCoef", greater_than(0)).value_or(p.shifting_coef);
+    p.shifting_surface =
+        e.number("shiftingSurface", between_open(0, dimension)).value_or(p.shifting_surface);
     p.verlet_reset_steps = e.integer("verletReset", at_least(1)).value_or(p.verlet_reset_steps);
     p.density_min_ratio = e.number("densityMin", between_open(0, 1)).value_or(p.density_min_ratio);
     p.density_max_ratio = e.number("densityMax", greater_than(1)).value_or(p.density_max_ratio);
@@ -503,11 +513,11 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
     read_geometry(r, Element(r, *geometry, {"dp"}, {"domain", "fluid", "tank", "obstacle"}), c);
 
     if (const XMLElement* x = s.single("physics"))
-        read_physics(
-            Element(r, *x,
-                    {"kernel", "viscosity", "viscosityValue", "diffusion", "diffusionCoef",
-                     "integrator", "verletReset", "densityMin", "densityMax", "boundary", "slip"}),
-            c.physics);
+        read_physics(Element(r, *x,
+                             {"kernel", "viscosity", "viscosityValue", "diffusion", "diffusionCoef",
+                              "integrator", "verletReset", "densityMin", "densityMax", "boundary",
+                              "slip", "shifting", "shiftingCoef", "shiftingSurface"}),
+                     c.dimension, c.physics);
 
     if (const XMLElement* x = s.single("neighbours"))
         read_neighbours(Element(r, *x, {"construction", "query", "binWidth", "layout", "auto"}),

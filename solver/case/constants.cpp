@@ -32,6 +32,12 @@ DerivedConstants derive_constants(const Case& c, double fluid_height) {
     return d;
 }
 
+double shifting_surface_threshold(const Case& c) {
+    if (c.physics.shifting_surface > 0.0)
+        return c.physics.shifting_surface;
+    return c.dimension == 2 ? 1.5 : 2.75;
+}
+
 FluidConstants make_fluid_constants(const Case& c, const DerivedConstants& d) {
     const Constants& k = c.constants;
     const Physics& p = c.physics;
@@ -64,6 +70,10 @@ FluidConstants make_fluid_constants(const Case& c, const DerivedConstants& d) {
     f.ddt_coef = static_cast<float>(2.0 * p.diffusion_coef * d.h * d.speed_of_sound);
     f.hydro_coef = static_cast<float>(k.rho0 * k.gravity / d.b);
     f.wall_continuity = c.physics.boundary == BoundaryKind::dbc;
+    f.shifting.on = p.shifting == ShiftingKind::fickian;
+    f.shifting.coef = static_cast<float>(p.shifting_coef);
+    f.shifting.interior_divergence = static_cast<float>(c.dimension);
+    f.shifting.surface_threshold = static_cast<float>(shifting_surface_threshold(c));
     return f;
 }
 

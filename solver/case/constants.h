@@ -28,6 +28,10 @@ double smoothing_length(const Case& c);
 /// \throws std::invalid_argument when c0 comes out non-positive (no fluid and no speedOfSound).
 DerivedConstants derive_constants(const Case& c, double fluid_height);
 
+/// Shifting's free-surface threshold of ∇·r (physics/shifting.h): the case's, else
+/// DualSPHysics's ShiftTFS, "typically 1.5 for 2D and 2.75 for 3D".
+double shifting_surface_threshold(const Case& c);
+
 /// The constants the interaction functors take: η² = 0.01h², δ-term prefactor 2δ·h·c0,
 /// Fourtakas's ρ0·g/B.
 FluidConstants make_fluid_constants(const Case& c, const DerivedConstants& derived);

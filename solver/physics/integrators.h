@@ -27,6 +27,9 @@ struct IntegratorArrays {
     const Vec<D>* acceleration = nullptr; ///< from the last interaction pass
     const float* density_rate = nullptr;
     const ParticleType* type = nullptr;
+    /// With shifting (shifting.h): the shifting velocity u_s from the last interaction pass,
+    /// which the symplectic corrector and the Verlet step add as dt·u_s; null: none.
+    const Vec<D>* shift_velocity = nullptr;
 };
 
 SLUICE_HD SLUICE_INLINE float boundary_density(float rho, float rho0) {
@@ -56,7 +59,7 @@ SLUICE_HD SLUICE_INLINE void symplectic_predict(const IntegratorArrays<D>& a, st
 
 /// Symplectic corrector (Crespo et al. 2015 eqs. 23–24), with the derivatives at n+½:
 /// v^{n+1} = v^n + dt·F^{n+½}, r^{n+1} = r^n + dt·(v^n + v^{n+1})/2,
-/// ρ^{n+1} = ρ^n (2 − ε)/(2 + ε) with ε = −(D^{n+½}/ρ^{n+½})·dt.
+/// ρ^{n+1} = ρ^n (2 − ε)/(2 + ε) with ε = −(D^{n+½}/ρ^{n+½})·dt; with shifting, + dt·u_s.
 template <int D>
 SLUICE_HD SLUICE_INLINE void symplectic_correct(const IntegratorArrays<D>& a, std::uint32_t i,
                                                 float dt, float rho0) {
@@ -71,6 +74,8 @@ SLUICE_HD SLUICE_INLINE void symplectic_correct(const IntegratorArrays<D>& a, st
     const Vec<D> v_new = v_old + dt * a.acceleration[i];
     a.velocity[i] = v_new;
     a.position[i] = a.previous_position[i] + (0.5f * dt) * (v_old + v_new);
+    if (a.shift_velocity)
+        a.position[i] += dt * a.shift_velocity[i];
 }
 
 /// Verlet (Verlet 1967; Crespo et al. 2015 eqs. 19–21): r^{n+1} = r^n + dt·v^n + dt²/2·F^n,
@@ -94,6 +99,8 @@ SLUICE_HD SLUICE_INLINE void verlet_update(const IntegratorArrays<D>& a, std::ui
     a.velocity[i] = (euler ? v : a.previous_velocity[i]) + span * f;
     a.previous_velocity[i] = v;
     a.position[i] += dt * v + (0.5f * dt * dt) * f;
+    if (a.shift_velocity)
+        a.position[i] += dt * a.shift_velocity[i];
 }
 
 /// Variable time step (Monaghan & Kos 1999; Crespo et al. 2015 eqs. 25–26):

@@ -11,6 +11,7 @@
 #include "neighbours/query.h"
 #include "neighbours/vec.h"
 #include "physics/kernels.h"
+#include "physics/shifting.h"
 
 #include <cstdint>
 
@@ -40,6 +41,7 @@ struct FluidConstants {
     /// DBC: wall particles take the continuity sum; mDBC: they take no sums (their density
     /// comes from their ghost node, mdbc.h).
     bool wall_continuity = true;
+    ShiftingConstants shifting; ///< particle shifting (shifting.h), off by default
 };
 
 /// Tait equation of state (Batchelor 1967; Monaghan 1994; Crespo et al. 2015 eq. 16):
@@ -94,7 +96,8 @@ SLUICE_HD SLUICE_INLINE float viscosity_lo_shao2002(const FluidConstants& c, flo
     return 4.0f * c.nu * c.mass * (r2 * fac * inv_rr2) / (rho_i + rho_j);
 }
 
-/// Which viscosity and density diffusion the pair terms take: RuntimeModel reads them from
+/// Which viscosity and density diffusion the pair terms take, and whether they sum the
+/// shifting's (shifting.h; RuntimeModel only): RuntimeModel reads them from
 /// FluidConstants at every pair (any case); FixedModel<V, Dd> fixes them at compile time, so the
 /// other models' code leaves the loop. On the H100 the interaction pass of the default physics
 /// (Monaghan viscosity, Molteni diffusion) took 8 % less time with it (solver/BENCHMARK.md); the
@@ -107,6 +110,7 @@ struct RuntimeModel {
     SLUICE_HD SLUICE_INLINE static DensityDiffusion diffusion(const FluidConstants& c) {
         return c.diffusion;
     }
+    SLUICE_HD SLUICE_INLINE static bool shifting(const FluidConstants& c) { return c.shifting.on; }
 };
 
 template <ViscosityModel V, DensityDiffusion Dd>
@@ -117,8 +121,11 @@ struct FixedModel {
     SLUICE_HD SLUICE_INLINE static constexpr DensityDiffusion diffusion(const FluidConstants&) {
         return Dd;
     }
-    /// Whether a case's constants are this model's.
-    static bool matches(const FluidConstants& c) { return c.viscosity == V && c.diffusion == Dd; }
+    SLUICE_HD SLUICE_INLINE static constexpr bool shifting(const FluidConstants&) { return false; }
+    /// Whether a case's constants are this model's (without shifting).
+    static bool matches(const FluidConstants& c) {
+        return c.viscosity == V && c.diffusion == Dd && !c.shifting.on;
+    }
 };
 
 /// DualSPHysics's default physics, and the shipped 3D cases'.
@@ -158,6 +165,7 @@ struct Derivatives {
     Vec<D> acceleration{};     ///< dv/dt (m/s²), gravity included; zero for boundary particles
     float density_rate = 0.0f; ///< dρ/dt (kg/(m³·s))
     float mu_max = 0.0f;       ///< max_j |h v_ij·r_ij/(r²+η²)| (m/s), for the time-step limit
+    Vec<D> shift_velocity{};   ///< with shifting, fluid: u_s (m/s, shifting.h); else zero
 };
 
 /// The sums over the neighbours j of one particle i (Crespo et al. 2015 eqs. 2–3, 7–14):
@@ -187,6 +195,7 @@ struct InteractionVisitor {
     bool fluid_i;
     // sums
     Derivatives<D> sum{};
+    ShiftingSums<D> shift{};
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
         const float fac = kernel.grad_factor(sqrtf(r2));
@@ -204,6 +213,8 @@ struct InteractionVisitor {
             return;
 
         const float rho_j = mj.density;
+        if (ModelT::shifting(c))
+            shift.add(rij, r2, fac, c.mass / rho_j);
         const DensityDiffusion diffusion = ModelT::diffusion(c);
         if (diffusion != DensityDiffusion::none && mj.fluid) {
             const float drho_ji = rho_j - rho_i;
@@ -225,8 +236,11 @@ struct InteractionVisitor {
     /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.
     SLUICE_HD SLUICE_INLINE Derivatives<D> result() const {
         Derivatives<D> d = sum;
-        if (fluid_i)
+        if (fluid_i) {
             d.acceleration[D - 1] -= c.gravity;
+            if (ModelT::shifting(c))
+                d.shift_velocity = shifting_velocity(c.shifting, c.h, vel_i, shift);
+        }
         return d;
     }
 };

@@ -234,6 +234,20 @@ TEST(Decomposition, ModifiedWallsMatchOneProcess) {
     expect_split_run_agrees(*comm, c3, 100, 0.2, "dam break 3D, mDBC free-slip");
 }
 
+/// Shifting: a particle's shift sums over its neighbours like the pair terms (the halo covers
+/// them) and moves it further in a step (the halo check counts |u_s|).
+TEST(Decomposition, ShiftingMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = test::dambreak_case(0.04);
+    c.physics.shifting = ShiftingKind::fickian;
+    c.physics.boundary = BoundaryKind::mdbc;
+    c.run.balance_interval = 20;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC");
+    c.physics.integrator = IntegratorKind::verlet;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC, Verlet");
+}
+
 /// Fluid thrown across the slab faces and out of the domain: particles migrate every few
 /// steps and leave; every one stays owned by exactly one process (checked each step), and the
 /// same ones are excluded as in one process.
@@ -481,6 +495,16 @@ TEST(DecompositionCuda, ModifiedWallsMatchOneProcess) {
     Case c3 = balanced_dambreak_3d();
     c3.physics.boundary = BoundaryKind::mdbc;
     expect_split_run_agrees(*comm, c3, 100, 0.2, "dam break 3D, mDBC", 1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, ShiftingMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = test::dambreak_case(0.04);
+    c.physics.shifting = ShiftingKind::fickian;
+    c.physics.boundary = BoundaryKind::mdbc;
+    c.run.balance_interval = 20;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC", 1.0, Backend::cuda);
 }
 
 TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {

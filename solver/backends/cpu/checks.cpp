@@ -17,7 +17,8 @@ namespace sluice::cpu {
 namespace {
 
 /// Every rank learns of a failure on any (its message gathered) and the step's largest move
-/// must stay within what the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max.
+/// must stay within what the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max
+/// (with shifting, |v| + |u_s| for |v|).
 /// Collective. \throws SimulationFailure
 template <int D>
 void check_every_process(CpuState<D>& s, std::int64_t bad_count, float speed2,
@@ -58,11 +59,17 @@ void check(const StepPlan<D>& plan, CpuState<D>& s) {
     std::int64_t bad_count = 0;
     float speed2 = 0.0f;
     const bool several = s.comm != nullptr;
+    // With shifting a particle moves at |v| + |u_s| (physics/shifting.h).
+    const bool shifting = plan.fluid.shifting.on && !s.shift_velocity.empty();
 #pragma omp parallel for schedule(static) reduction(+ : bad_count) reduction(max : speed2) if (n >= parallel_threshold)
     for (std::int64_t k = 0; k < n; ++k) {
         bad_count += bad(k) ? 1 : 0;
-        if (several && k < s.active && s.type[k] == ParticleType::fluid)
-            speed2 = std::max(speed2, norm2(s.velocity[k]));
+        if (several && k < s.active && s.type[k] == ParticleType::fluid) {
+            float speed = std::sqrt(norm2(s.velocity[k]));
+            if (shifting)
+                speed += std::sqrt(norm2(s.shift_velocity[k]));
+            speed2 = std::max(speed2, speed * speed);
+        }
     }
     std::string message;
     if (bad_count > 0) {

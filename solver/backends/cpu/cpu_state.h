@@ -134,6 +134,9 @@ struct CpuState {
     // derived per interaction pass
     std::vector<float> pressure, density_rate;
     std::vector<Vec<D>> acceleration;
+    /// With shifting: each particle's shifting velocity from the last pass (physics/shifting.h;
+    /// zero but for fluid), which the integration after that pass applies; else empty.
+    std::vector<Vec<D>> shift_velocity;
     float acceleration_max = 0.0f, mu_max = 0.0f;
     // gather scratch, one per element type
     std::vector<Vec<D>> scratch_vec;

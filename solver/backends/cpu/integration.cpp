@@ -23,7 +23,11 @@ void integrate(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage) 
     StageClock clock(s.stage_seconds[integration]);
     const float rho0 = plan.fluid.rho0;
     const float dt = static_cast<float>(s.dt);
-    const IntegratorArrays<D> a = s.integrator_arrays();
+    IntegratorArrays<D> a = s.integrator_arrays();
+    // Shifting moves the particles once per step, with its final positions (the predictor's
+    // pass computed a shift too: unused).
+    if (plan.fluid.shifting.on && stage != IntegrationStage::predict)
+        a.shift_velocity = s.shift_velocity.data();
     const std::int64_t n = s.active;
     switch (stage) {
     case IntegrationStage::predict:

@@ -23,6 +23,9 @@ void interact_with(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
     Vec<D>* acceleration = s.acceleration.data();
     float* density_rate = s.density_rate.data();
     const ParticleType* type = s.type.data();
+    if (fluid.shifting.on)
+        s.shift_velocity.resize(s.size());
+    Vec<D>* shift_velocity = fluid.shifting.on ? s.shift_velocity.data() : nullptr;
     const bool modified_walls = plan.modified_walls();
     float acceleration_max2 = 0.0f, mu_max = 0.0f;
 #pragma omp parallel for schedule(static, 64) reduction(max : acceleration_max2, mu_max)
@@ -32,12 +35,16 @@ void interact_with(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
             // comes from its ghost node (BoundaryCondition), not from continuity
             acceleration[i] = Vec<D>{};
             density_rate[i] = 0.0f;
+            if (shift_velocity)
+                shift_velocity[i] = Vec<D>{};
             continue;
         }
         const Derivatives<D> d = interact_particle<QueryT>(view, particles, kernel, fluid,
                                                            static_cast<std::uint32_t>(i));
         acceleration[i] = d.acceleration;
         density_rate[i] = d.density_rate;
+        if (shift_velocity)
+            shift_velocity[i] = d.shift_velocity;
         mu_max = std::max(mu_max, d.mu_max);
         if (type[i] == ParticleType::fluid)
             acceleration_max2 = std::max(acceleration_max2, norm2(d.acceleration));

@@ -37,9 +37,12 @@ double device_bytes_per_particle(const Case& c) {
     if (symplectic && !index && c.physics.viscosity == ViscosityKind::artificial &&
         c.physics.diffusion == DensityDiffusionKind::molteni)
         bytes += 2 * word;
+    // Shifting: a shifting velocity per particle.
+    if (c.physics.shifting == ShiftingKind::fickian)
+        bytes += vec;
     // mDBC: a ghost offset per wall particle (counted per particle: an upper bound).
     if (c.physics.boundary == BoundaryKind::mdbc)
-        bytes += vec;
+        bytes += vec + word; // and the pass's list of wall particles
     // The corrector's neighbour lists (CorrectorNeighbours::lists, the default; symplectic,
     // reorder, a traversal in bin order): the entries and a count.
     const bool label_order =

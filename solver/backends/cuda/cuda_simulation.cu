@@ -153,6 +153,8 @@ void CudaSimulation<D>::allocate_state() {
         id_[b].allocate(capacity_, account_);
     }
     derivatives_.allocate(capacity_, account_);
+    if (plan_.fluid.shifting.on)
+        shift_velocity_.allocate(capacity_, account_);
     const bool symplectic = plan_.symplectic();
     if (symplectic)
         previous_position_.allocate(capacity_, account_);

@@ -87,7 +87,7 @@ public:
     // Launches, dispatched over (query, view, kernel) (public for the functors below).
     template <class QueryT, class ViewT, class KernelT>
     void launch_interaction(const ViewT& view, const KernelT& kernel, const DryWalls& dry,
-                            const NeighbourLists& lists);
+                            const NeighbourLists& lists, Vec<D>* shift);
     template <class QueryT, class ViewT, class KernelT>
     void launch_boundary_condition(const ViewT& view, const KernelT& kernel);
     template <class QueryT, class ViewT>
@@ -240,6 +240,9 @@ private:
     DeviceArray<std::uint32_t> id_[2];
     int current_ = 0; ///< which of motion_/id_ holds the state
     DeviceArray<Float4> derivatives_;
+    /// With shifting: each particle's shifting velocity (physics/shifting.h) from the corrector's
+    /// or the Verlet step's interaction pass, in derivatives_'s order; else unallocated.
+    DeviceArray<Vec<D>> shift_velocity_;
     DeviceArray<Vec<D>> previous_position_;    ///< symplectic: state n, predictor's bin order
     DeviceArray<Vec<D>> previous_velocity_[2]; ///< [1]: Verlet's second buffer
     DeviceArray<float> previous_density_[2];
@@ -248,6 +251,11 @@ private:
     /// mDBC: x_g − x_b (m) of each wall particle by id (case/ghost_offsets.h; zero: none).
     DeviceArray<Vec<D>> ghost_offsets_;
     std::uint32_t ghost_offset_count_ = 0;
+    /// mDBC: the particles the pass runs over (TakesGhostNode), their count, CUB's storage.
+    DeviceArray<std::uint32_t> ghost_walls_;
+    DeviceArray<std::uint32_t> ghost_wall_count_;
+    DeviceArray<unsigned char> ghost_walls_temp_;
+    std::size_t ghost_walls_temp_bytes_ = 0;
     /// Their host copy, for the wall normals of the first snapshot (io/snapshot.h); shared
     /// with a pending begin_snapshot() future. Null with DBC.
     std::shared_ptr<const std::vector<Vec<D>>> h_ghost_offsets_;

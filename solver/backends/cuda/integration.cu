@@ -37,8 +37,8 @@ void CudaSimulation<D>::integrate(IntegrationStage stage) {
     case IntegrationStage::correct:
         correct_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(reused), integration_output(), motion_[current_].get(), derivatives_.get(),
-            previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(), n_,
-            plan_.fluid, plan_.density_min, plan_.density_max, scalars,
+            previous_position_.get(), previous_velocity_[0].get(), previous_density_[0].get(),
+            shift_velocity_.get(), n_, plan_.fluid, plan_.density_min, plan_.density_max, scalars,
             skins ? &scalars->step_skin : nullptr, d_tags(), comm_ || lists_);
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
@@ -51,8 +51,8 @@ void CudaSimulation<D>::integrate(IntegrationStage stage) {
         verlet_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),
             previous_velocity_[in].get(), previous_density_[in].get(),
-            previous_velocity_[out].get(), previous_density_[out].get(), n_, euler, plan_.fluid,
-            plan_.density_min, plan_.density_max, scalars, d_tags());
+            previous_velocity_[out].get(), previous_density_[out].get(), shift_velocity_.get(), n_,
+            euler, plan_.fluid, plan_.density_min, plan_.density_max, scalars, d_tags());
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
         previous_current_ = out;

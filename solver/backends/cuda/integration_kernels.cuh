@@ -58,8 +58,8 @@ __device__ __forceinline__ float correct_particle(
     const BuildOrder<D>& order, Vec<D>* position, Float4* __restrict__ motion,
     const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_position,
     const Vec<D>* __restrict__ previous_velocity, const float* __restrict__ previous_density,
-    std::uint32_t i, FluidConstants c, float density_min, float density_max,
-    StepScalars* __restrict__ scalars, bool halo, bool& held) {
+    const Vec<D>* __restrict__ shift, std::uint32_t i, FluidConstants c, float density_min,
+    float density_max, StepScalars* __restrict__ scalars, bool halo, bool& held) {
     const Vec<D> x = detail::load_position(order.positions + i);
     float moved = 0.0f;
     bool bad;
@@ -73,8 +73,12 @@ __device__ __forceinline__ float correct_particle(
         previous.position = previous_position[from];
         previous.velocity = previous_velocity[from];
         previous.density = previous_density[from];
+        Vec<D> shift_i{};
+        if (shift != nullptr)
+            shift_i = shift[i];
         const IntegrationResult<D> r =
-            correct_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, previous);
+            correct_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, previous,
+                              shift != nullptr ? &shift_i : nullptr);
         position[i] = r.position;
         motion[i] = r.motion;
         bad = state_is_bad(r.state, density_min, density_max);
@@ -98,22 +102,23 @@ __global__ void __launch_bounds__(block_size)
                    const Float4* __restrict__ derivatives,
                    const Vec<D>* __restrict__ previous_position,
                    const Vec<D>* __restrict__ previous_velocity,
-                   const float* __restrict__ previous_density, std::uint32_t n, FluidConstants c,
-                   float density_min, float density_max, StepScalars* __restrict__ scalars,
-                   float* __restrict__ largest_move_out, const std::uint32_t* __restrict__ tags,
-                   bool track_speed) {
+                   const float* __restrict__ previous_density, const Vec<D>* __restrict__ shift,
+                   std::uint32_t n, FluidConstants c, float density_min, float density_max,
+                   StepScalars* __restrict__ scalars, float* __restrict__ largest_move_out,
+                   const std::uint32_t* __restrict__ tags, bool track_speed) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     float moved = 0.0f, speed = 0.0f;
     if (i < n) {
         const bool halo = tags != nullptr && is_halo(tags[i]);
         bool held;
         moved = correct_particle(order, position, motion, derivatives, previous_position,
-                                 previous_velocity, previous_density, i, c, density_min,
+                                 previous_velocity, previous_density, shift, i, c, density_min,
                                  density_max, scalars, halo, held);
         if (track_speed && held && !halo) {
             const ParticleState<D> p = unpack_particle(position[i], motion[i]);
-            if (p.type == ParticleType::fluid)
-                speed = sqrtf(norm2(p.velocity));
+            if (p.type == ParticleType::fluid) // shifting moves it at |v| + |u_s|
+                speed =
+                    sqrtf(norm2(p.velocity)) + (shift != nullptr ? sqrtf(norm2(shift[i])) : 0.0f);
         }
     }
     if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
@@ -130,8 +135,9 @@ __device__ __forceinline__ void verlet_particle(
     const BuildOrder<D>& order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
     const Float4* __restrict__ derivatives, const Vec<D>* __restrict__ previous_velocity_in,
     const float* __restrict__ previous_density_in, Vec<D>* __restrict__ previous_velocity_out,
-    float* __restrict__ previous_density_out, std::uint32_t i, bool euler, FluidConstants c,
-    float density_min, float density_max, StepScalars* __restrict__ scalars, bool halo) {
+    float* __restrict__ previous_density_out, const Vec<D>* __restrict__ shift, std::uint32_t i,
+    bool euler, FluidConstants c, float density_min, float density_max,
+    StepScalars* __restrict__ scalars, bool halo) {
     const Vec<D> x = detail::load_position(order.positions + i);
     bool bad;
     if (!order.holds(i, x)) {
@@ -142,8 +148,12 @@ __device__ __forceinline__ void verlet_particle(
         PreviousState<D> previous;
         previous.velocity = previous_velocity_in[from];
         previous.density = previous_density_in[from];
+        Vec<D> shift_i{};
+        if (shift != nullptr)
+            shift_i = shift[i];
         const IntegrationResult<D> r =
-            verlet_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, euler, previous);
+            verlet_packed<D>(c, x, motion[i], derivatives[i], scalars->dt_float, euler, previous,
+                             shift != nullptr ? &shift_i : nullptr);
         position[i] = r.position;
         motion[i] = r.motion;
         previous_velocity_out[i] = previous.velocity;
@@ -161,20 +171,22 @@ __global__ void __launch_bounds__(block_size)
                   const Vec<D>* __restrict__ previous_velocity_in,
                   const float* __restrict__ previous_density_in,
                   Vec<D>* __restrict__ previous_velocity_out,
-                  float* __restrict__ previous_density_out, std::uint32_t n, bool euler,
-                  FluidConstants c, float density_min, float density_max,
-                  StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags) {
+                  float* __restrict__ previous_density_out, const Vec<D>* __restrict__ shift,
+                  std::uint32_t n, bool euler, FluidConstants c, float density_min,
+                  float density_max, StepScalars* __restrict__ scalars,
+                  const std::uint32_t* __restrict__ tags) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
     float speed = 0.0f;
     if (i < n) {
         const bool halo = tags != nullptr && is_halo(tags[i]);
         verlet_particle(order, position, motion, derivatives, previous_velocity_in,
-                        previous_density_in, previous_velocity_out, previous_density_out, i, euler,
-                        c, density_min, density_max, scalars, halo);
+                        previous_density_in, previous_velocity_out, previous_density_out, shift, i,
+                        euler, c, density_min, density_max, scalars, halo);
         if (tags != nullptr && !halo) {
             const ParticleState<D> p = unpack_particle(position[i], motion[i]);
-            if (p.type == ParticleType::fluid)
-                speed = sqrtf(norm2(p.velocity));
+            if (p.type == ParticleType::fluid) // shifting moves it at |v| + |u_s|
+                speed =
+                    sqrtf(norm2(p.velocity)) + (shift != nullptr ? sqrtf(norm2(shift[i])) : 0.0f);
         }
     }
     if (tags != nullptr) // the same for every thread: all reach the reduction

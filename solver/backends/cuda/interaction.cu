@@ -47,16 +47,18 @@ struct LaunchInteraction {
     CudaSimulation<D>* simulation;
     DryWalls dry;
     NeighbourLists lists;
+    Vec<D>* shift;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_interaction<QueryT>(view, kernel, dry, lists);
+        simulation->template launch_interaction<QueryT>(view, kernel, dry, lists, shift);
     }
 };
 
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel,
-                                           const DryWalls& dry, const NeighbourLists& lists) {
+                                           const DryWalls& dry, const NeighbourLists& lists,
+                                           Vec<D>* shift) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction != CudaInteraction::queued) {
@@ -67,12 +69,12 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
             if (MonaghanMolteniModel::matches(plan_.fluid))
                 interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step(),
                                    list_mode()><<<blocks, interaction_block, 0, stream_>>>(
-                    view, particles, kernel, plan_.fluid, n_, derivatives_.get(), scalars_.get(),
-                    d_tags(), dry, lists);
+                    view, particles, kernel, plan_.fluid, n_, derivatives_.get(),
+                    static_cast<Vec<D>*>(nullptr), scalars_.get(), d_tags(), dry, lists);
             else
                 interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step(), list_mode()>
                     <<<blocks, interaction_block, 0, stream_>>>(
-                        view, particles, kernel, plan_.fluid, n_, derivatives_.get(),
+                        view, particles, kernel, plan_.fluid, n_, derivatives_.get(), shift,
                         scalars_.get(), d_tags(), DryWalls{}, lists);
         };
         constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
@@ -115,8 +117,8 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         }();
         (void)configured;
         function<<<blocks, interaction_block, shared, stream_>>>(
-            view, particles, kernel, plan_.fluid, n_, derivatives_.get(), scalars_.get(), d_tags(),
-            DryWalls{}, NeighbourLists{});
+            view, particles, kernel, plan_.fluid, n_, derivatives_.get(), shift, scalars_.get(),
+            d_tags(), DryWalls{}, NeighbourLists{});
     }
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -146,8 +148,14 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         lists.speed_max = list_speed_max_;
         lists.dt = &scalars_.get()->dt_float;
     }
-    dispatch_neighbour_query<D>(plan_.query, view_,
-                                with_kernel(LaunchInteraction<D>{this, dry, lists}, plan_.kernel));
+    // Shifting moves the particles once per step, in the corrector or the Verlet step: the
+    // predictor's pass computes no shift.
+    Vec<D>* const shift = plan_.fluid.shifting.on && role != InteractionRole::predictor
+                              ? shift_velocity_.get()
+                              : nullptr;
+    dispatch_neighbour_query<D>(
+        plan_.query, view_,
+        with_kernel(LaunchInteraction<D>{this, dry, lists, shift}, plan_.kernel));
     mark(interaction);
     if (nccl_) { // the pass's maxima over every GPU (float bits of non-negative floats)
         nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);

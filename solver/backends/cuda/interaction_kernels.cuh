@@ -270,8 +270,19 @@ __device__ __forceinline__ void visit_listed(const std::uint32_t* slots, std::ui
     }
 }
 
+/// With shifting (a RuntimeModel pass given `shift`): particle i's shifting velocity. A fixed
+/// model never shifts (physics.h), so its kernels hold no such store.
+template <class ModelT, int D>
+__device__ __forceinline__ void store_shift(Vec<D>* shift, std::uint32_t i, const Vec<D>& u) {
+    if constexpr (std::is_same_v<ModelT, RuntimeModel>) {
+        if (shift != nullptr)
+            shift[i] = u;
+    }
+}
+
 /// One interaction pass over the binned particles (load_if_binned): derivatives
-/// (packed), and the block's max |a|² (fluid) and max μ folded into the step's scalars by atomic
+/// (packed) and, with shifting, the shifting velocities (`shift`, null: none), and the block's
+/// max |a|² (fluid) and max μ folded into the step's scalars by atomic
 /// max on their bit patterns (non-negative floats order like their bits).
 /// QueueT = 0: direct visitor; else the queued one with QueueT entries per thread in dynamic
 /// shared memory. `halo` (several GPUs, else null): per particle, nonzero for a halo copy, which
@@ -288,8 +299,8 @@ template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT, bo
 __global__ void __launch_bounds__(interaction_block)
     interaction_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
                        FluidConstants c, std::uint32_t n, Float4* __restrict__ derivatives,
-                       StepScalars* __restrict__ scalars, const std::uint32_t* __restrict__ tags,
-                       DryWalls dry, NeighbourLists lists) {
+                       Vec<D>* __restrict__ shift, StepScalars* __restrict__ scalars,
+                       const std::uint32_t* __restrict__ tags, DryWalls dry, NeighbourLists lists) {
     // Traversals in bin order only: a widened block then visits the neighbours within R in the
     // same order (a label order would change with the block's width), so the sums are the same.
     constexpr bool dry_capable = QueueT == 0 && std::is_same_v<ModelT, MonaghanMolteniModel> &&
@@ -386,15 +397,18 @@ __global__ void __launch_bounds__(interaction_block)
         }
         if (halo) {
             derivatives[i] = Float4{};
+            store_shift<ModelT>(shift, i, Vec<D>{});
         } else if (binned) {
             const Derivatives<D> d = dry_case == 1 ? Derivatives<D>{} : pair.result();
             derivatives[i] = pack_derivatives<D>(d.acceleration, d.density_rate);
+            store_shift<ModelT>(shift, i, d.shift_velocity);
             mu = d.mu_max;
             if (pair.fluid_i)
                 acceleration2 = norm2(d.acceleration);
         }
     } else if (halo) {
         derivatives[i] = Float4{};
+        store_shift<ModelT>(shift, i, Vec<D>{});
     } else if (binned) {
         Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
             particles, kernel, c, x, detail::load_motion(particles.motions + i));
@@ -433,6 +447,7 @@ __global__ void __launch_bounds__(interaction_block)
             d = queue.pair.result();
         }
         derivatives[i] = pack_derivatives<D>(d.acceleration, d.density_rate);
+        store_shift<ModelT>(shift, i, d.shift_velocity);
         mu = d.mu_max;
         if (pair.fluid_i)
             acceleration2 = norm2(d.acceleration);

@@ -1,7 +1,8 @@
 #pragma once
 /// \file packed_particles.h
 /// The CUDA backend's particle layout and its per-particle work, as host/device code so that the
-/// host can check it against the shared CPU path (tests/solver/backends/cuda/test_packed_particles.cpp).
+/// host can check it against the shared CPU path
+/// (tests/solver/backends/cuda/test_packed_particles.cpp).
 ///
 /// What one interaction pass reads of a neighbour j is packed into as few 16-byte loads as the
 /// dimension allows:
@@ -279,33 +280,38 @@ predict_packed(const FluidConstants& c, const Vec<D>& position, const Float4& mo
     return detail::repack(c, s);
 }
 
-/// symplectic_correct (integrators.h) of one packed particle with its state n in `previous`.
+/// symplectic_correct (integrators.h) of one packed particle with its state n in `previous`;
+/// shift_velocity: its shifting velocity, or null (no shifting).
 template <int D>
 SLUICE_HD SLUICE_INLINE IntegrationResult<D>
 correct_packed(const FluidConstants& c, const Vec<D>& position, const Float4& motion,
-               const Float4& derivatives, float dt, PreviousState<D> previous) {
+               const Float4& derivatives, float dt, PreviousState<D> previous,
+               const Vec<D>* shift_velocity = nullptr) {
     ParticleState<D> s = unpack_particle(position, motion);
     const Vec<D> acceleration = derivatives_acceleration<D>(derivatives);
     const float density_rate = derivatives_density_rate<D>(derivatives);
     const IntegratorArrays<D> a{&s.position,        &s.velocity,        &s.density,
                                 &previous.position, &previous.velocity, &previous.density,
-                                &acceleration,      &density_rate,      &s.type};
+                                &acceleration,      &density_rate,      &s.type,
+                                shift_velocity};
     symplectic_correct(a, 0, dt, c.rho0);
     return detail::repack(c, s);
 }
 
 /// verlet_update (integrators.h) of one packed particle; `previous` holds step n−1 on entry and
-/// step n on return.
+/// step n on return; shift_velocity as correct_packed's.
 template <int D>
 SLUICE_HD SLUICE_INLINE IntegrationResult<D>
 verlet_packed(const FluidConstants& c, const Vec<D>& position, const Float4& motion,
-              const Float4& derivatives, float dt, bool euler, PreviousState<D>& previous) {
+              const Float4& derivatives, float dt, bool euler, PreviousState<D>& previous,
+              const Vec<D>* shift_velocity = nullptr) {
     ParticleState<D> s = unpack_particle(position, motion);
     const Vec<D> acceleration = derivatives_acceleration<D>(derivatives);
     const float density_rate = derivatives_density_rate<D>(derivatives);
     const IntegratorArrays<D> a{&s.position,        &s.velocity,        &s.density,
                                 &previous.position, &previous.velocity, &previous.density,
-                                &acceleration,      &density_rate,      &s.type};
+                                &acceleration,      &density_rate,      &s.type,
+                                shift_velocity};
     verlet_update(a, 0, dt, euler, c.rho0);
     return detail::repack(c, s);
 }

@@ -130,7 +130,8 @@ TEST_F(Cli, CheckPrintsWhatARunWouldUse) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const char* part :
          {"valid", "5000 fluid", "1518 boundary", "h ", "c0 ", "initial dt", "grid ", "bins",
-          "memory", "wall normals    1518 of 1518 boundary particles (0 without one)"})
+          "memory", "wall normals    1518 of 1518 boundary particles (0 without one)",
+          "shifting        none"})
         EXPECT_TRUE(contains(r.output, part)) << part << " missing in:\n" << r.output;
 }
 
@@ -229,6 +230,18 @@ TEST_F(Cli, FirstSnapshotOfAnMdbcRunHasTheWallNormals) {
                   std::string(boundary) == "mdbc");
         EXPECT_FALSE(contains(read_file(out / "small_0001.vtp"), "Name=\"normal\""));
     }
+}
+
+TEST_F(Cli, ShiftingFromTheCommandLine) {
+    write("small.xml", small_case);
+    const Result r = sluice("run small.xml --out shifted --backend cpu --end-time 0.01 "
+                            "--shifting fickian",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_complete_series(dir_ / "shifted", "small");
+    const Result bad = sluice("run small.xml --shifting lind", dir_);
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_TRUE(contains(bad.output, "--shifting")) << bad.output;
 }
 
 TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {

@@ -120,6 +120,23 @@ TYPED_TEST(BackendAgreement, ModifiedWallsAgreeWithCpu) {
     expect_backends_agree(c3, 100, 0.2, "dam break 3D, mDBC", TypeParam::backend);
 }
 
+/// Particle shifting (physics/shifting.h: the shift's sums in the interaction pass, the move in
+/// the corrector or the Verlet step) within the same tolerance: 2D with DBC and mDBC, Verlet,
+/// the queued interaction's runtime model, 3D.
+TYPED_TEST(BackendAgreement, ShiftingAgreesWithCpu) {
+    Case c = test::dambreak_case(0.04);
+    c.physics.shifting = ShiftingKind::fickian;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, shifting", TypeParam::backend);
+    c.physics.boundary = BoundaryKind::mdbc;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, shifting, mDBC", TypeParam::backend);
+    c.physics.integrator = IntegratorKind::verlet;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, shifting, mDBC, Verlet", TypeParam::backend);
+    Case c3 = test::small_dambreak_3d_case(0.02);
+    c3.physics.shifting = ShiftingKind::fickian;
+    c3.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    expect_backends_agree(c3, 100, 0.2, "dam break 3D, shifting", TypeParam::backend);
+}
+
 /// The index layouts and the linked list against the CPU (same module), 2D and 3D, both
 /// integrators: the agreement tolerance of the reorder layout.
 TYPED_TEST(BackendAgreement, IndexLayoutsAgreeWithCpu) {

@@ -300,7 +300,8 @@ TEST(CaseReader, EveryAttributeIsRead) {
                geometry2,
                R"(<physics kernel="cubic-spline" viscosity="laminar" viscosityValue="1e-6"
                            diffusion="fourtakas" diffusionCoef="0" integrator="verlet"
-                           verletReset="50" densityMin="0.9" densityMax="1.1"/>)",
+                           verletReset="50" densityMin="0.9" densityMax="1.1"
+                           shifting="fickian" shiftingCoef="1.5" shiftingSurface="1.2"/>)",
                R"(<neighbours construction="radix-sort" query="moore" binWidth="0.5"/>)",
                R"(<run endTime="+3" outputInterval=" 0.1 " output="results/x"/>)", tail}),
         "t.xml");
@@ -318,6 +319,9 @@ TEST(CaseReader, EveryAttributeIsRead) {
     EXPECT_DOUBLE_EQ(c.physics.diffusion_coef, 0.0);
     EXPECT_EQ(c.physics.integrator, IntegratorKind::verlet);
     EXPECT_EQ(c.physics.verlet_reset_steps, 50);
+    EXPECT_EQ(c.physics.shifting, ShiftingKind::fickian);
+    EXPECT_DOUBLE_EQ(c.physics.shifting_coef, 1.5);
+    EXPECT_DOUBLE_EQ(c.physics.shifting_surface, 1.2);
     EXPECT_DOUBLE_EQ(c.physics.density_min_ratio, 0.9);
     EXPECT_DOUBLE_EQ(c.physics.density_max_ratio, 1.1);
     EXPECT_EQ(c.neighbours.name(), "radix-sort/moore/0.5");
@@ -563,6 +567,9 @@ const Malformed malformed[] = {
     {"density_min_above_one", {head2, geometry2, R"(  <physics densityMin="1.2"/>)", tail}, 3, "must be in (0, 1)"},
     {"density_max_below_one", {head2, geometry2, R"(  <physics densityMax="0.9"/>)", tail}, 3, "<physics densityMax=\"0.9\">: out of range, must be > 1"},
     {"verlet_reset_zero", {head2, geometry2, R"(  <physics verletReset="0"/>)", tail}, 3, "must be >= 1"},
+    {"shifting_unknown", {head2, geometry2, R"(  <physics shifting="lind"/>)", tail}, 3, "unknown particle shifting (valid: none, fickian)"},
+    {"shifting_coef_without_shifting", {head2, geometry2, R"(  <physics shiftingCoef="2"/>)", tail}, 3, "<physics shiftingCoef=\"2\">: applies to shifting=\"fickian\" only"},
+    {"shifting_surface_at_the_interior", {head2, geometry2, R"(  <physics shifting="fickian" shiftingSurface="2"/>)", tail}, 3, "out of range, must be in (0, 2)"},
     // names of choices
     {"kernel_near_miss", {head2, geometry2, R"(  <physics kernel="wendlnd"/>)", tail},
      3, "unknown kernel; did you mean 'wendland'? (valid: wendland, cubic-spline)"},

@@ -17,4 +17,11 @@ TYPED_TEST(DamBreak2D, FrontAgreesWithKoshizukaOka) {
     sluice::test::check_front_against_koshizuka_oka(TypeParam::backend);
 }
 
+/// The same front with particle shifting (physics/shifting.h): the free-surface treatment
+/// must not let the surge's thin tip spread faster than the water.
+TYPED_TEST(DamBreak2D, FrontWithShiftingAgreesWithKoshizukaOka) {
+    sluice::test::check_front_against_koshizuka_oka(TypeParam::backend,
+                                                    sluice::ShiftingKind::fickian);
+}
+
 } // namespace
