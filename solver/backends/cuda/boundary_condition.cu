@@ -1,6 +1,7 @@
-// The BoundaryCondition pass of the CUDA backend (step_plan.h; mDBC, physics/mdbc.h): one launch
-// of mdbc_kernel over the last build's order, the instantiation chosen from the plan's
-// traversal, layout and smoothing kernel as the interaction pass's.
+// The BoundaryCondition pass of the CUDA backend (step_plan.h; mDBC, physics/mdbc.h): the wall
+// particles with a ghost node selected in the last build's order (cub::DeviceSelect::If), then
+// one launch of mdbc_kernel over them, the instantiation chosen from the plan's traversal,
+// layout and smoothing kernel as the interaction pass's.
 
 // Eigen (case model) is host-only here: no __device__ annotations.
 #define EIGEN_NO_CUDA
@@ -11,6 +12,10 @@
 #include "case/ghost_offsets.h"
 #include "neighbours/cuda_check.h"
 
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -39,12 +44,21 @@ void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const Kerne
         dry.reach2 = dry.reach * dry.reach;
         dry.retry_wet = steps_ % 16 == 0;
     }
+    // The wall particles with a ghost node, in the build's order (their count stays on the
+    // device: the kernel's grid covers every wall id, each process's most).
+    const TakesGhostNode<D> takes{motion_[current_].get(), id_[current_].get(),
+                                  ghost_offsets_.get(), ghost_offset_count_, d_tags()};
+    std::size_t temp_bytes = ghost_walls_temp_bytes_;
+    SLUICE_CUDA_CHECK(cub::DeviceSelect::If(
+        ghost_walls_temp_.get(), temp_bytes, thrust::counting_iterator<std::uint32_t>(0),
+        ghost_walls_.get(), ghost_wall_count_.get(), n_, takes, stream_));
     // The view's positions are the ones the interaction pass reads (reorder: the build's
     // sorted copy; index: the state's), so their p/ρ² padding is written there.
-    mdbc_kernel<QueryT><<<blocks_for(n_, block), block, 0, stream_>>>(
+    const std::uint32_t most = std::min(n_, ghost_offset_count_);
+    mdbc_kernel<QueryT><<<blocks_for(most, block), block, 0, stream_>>>(
         view, const_cast<Vec<D>*>(view.positions), motion_[current_].get(), kernel, plan_.fluid,
-        plan_.slip, n_, id_[current_].get(), ghost_offsets_.get(), ghost_offset_count_, d_tags(),
-        dry);
+        plan_.slip, n_, ghost_walls_.get(), ghost_wall_count_.get(), id_[current_].get(),
+        ghost_offsets_.get(), dry);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -58,6 +72,14 @@ void CudaSimulation<D>::upload_ghost_offsets(const Case& c) {
         SLUICE_CUDA_CHECK(cudaMemcpy(ghost_offsets_.get(), offsets->data(),
                                      offsets->size() * sizeof(Vec<D>), cudaMemcpyHostToDevice));
     h_ghost_offsets_ = std::move(offsets);
+    // The pass's list of wall particles (at most every particle) and CUB's selection storage.
+    ghost_walls_.allocate(capacity_, account_);
+    ghost_wall_count_.allocate(1, account_);
+    SLUICE_CUDA_CHECK(cub::DeviceSelect::If(
+        nullptr, ghost_walls_temp_bytes_, thrust::counting_iterator<std::uint32_t>(0),
+        ghost_walls_.get(), ghost_wall_count_.get(), capacity_,
+        TakesGhostNode<D>{nullptr, nullptr, nullptr, 0, nullptr}, stream_));
+    ghost_walls_temp_.allocate(ghost_walls_temp_bytes_, account_);
 }
 
 template <int D>

@@ -10,8 +10,30 @@
 
 namespace sluice::gpu {
 
-/// One thread per particle of the last build's order: an owned, binned wall particle whose id
-/// has a ghost offset takes mdbc_particle's density and velocity, written into its motion entry
+/// Whether particle i (of the last build's order) takes the mDBC pass: an owned wall particle
+/// whose id has a ghost offset (the predicate of the pass's list, cub::DeviceSelect::If).
+template <int D>
+struct TakesGhostNode {
+    const Float4* motions;
+    const std::uint32_t* ids;
+    const Vec<D>* ghost_offsets;
+    std::uint32_t wall_ids;
+    const std::uint32_t* tags; ///< several GPUs, else null
+    __device__ __forceinline__ bool operator()(std::uint32_t i) const {
+        if (tags != nullptr && is_halo(tags[i]))
+            return false;
+        if (decode_type(motion_signed_density<D>(detail::load_motion(motions + i))) !=
+            ParticleType::boundary)
+            return false;
+        const std::uint32_t id = ids[i];
+        return id < wall_ids && norm2(ghost_offsets[id]) != 0.0f; // zero: never near fluid
+    }
+};
+
+/// One thread per entry k < *count of `walls` (the particles TakesGhostNode selected, in the
+/// last build's order: a warp's lanes are 32 wall particles next to each other, where a thread
+/// per particle left most lanes of a warp near a wall idle on fluid particles): the binned wall
+/// particle i = walls[k] takes mdbc_particle's density and velocity, written into its motion entry
 /// and its p/ρ² (the 3D position's padding, the 2D motion's w), both where the interaction pass
 /// reads them (`positions`: the view's; `motions`: the state's). The ghost node's query reads
 /// fluid particles only and the kernel writes wall particles only, so no thread reads what
@@ -24,23 +46,18 @@ namespace sluice::gpu {
 template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
 __global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* motions,
                             KernelT kernel, FluidConstants c, WallSlip slip, std::uint32_t n,
+                            const std::uint32_t* __restrict__ walls,
+                            const std::uint32_t* __restrict__ count,
                             const std::uint32_t* __restrict__ ids,
-                            const Vec<D>* __restrict__ ghost_offsets, std::uint32_t wall_ids,
-                            const std::uint32_t* __restrict__ tags, DryWalls dry) {
-    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+                            const Vec<D>* __restrict__ ghost_offsets, DryWalls dry) {
+    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= *count)
+        return;
+    const std::uint32_t i = walls[k];
     Vec<D> x{};
-    if (!load_if_binned(view, i, n, x) || (tags != nullptr && is_halo(tags[i])))
+    if (!load_if_binned(view, i, n, x))
         return;
-    const Float4 m = motions[i];
-    const float signed_rho = motion_signed_density<D>(m);
-    if (decode_type(signed_rho) != ParticleType::boundary)
-        return;
-    const std::uint32_t id = ids[i];
-    if (id >= wall_ids)
-        return;
-    const Vec<D> to_ghost = ghost_offsets[id];
-    if (norm2(to_ghost) == 0.0f) // no ghost node: never within reach of the fluid
-        return;
+    const Vec<D> to_ghost = ghost_offsets[ids[i]];
     const PackedParticlesView<D> particles{view.positions, motions};
     const Vec<D> ghost = plain_position(x) + to_ghost;
     GhostNodeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c.mass};
