@@ -158,6 +158,8 @@ TEST(CaseReader, Dambreak3d) {
     ASSERT_TRUE(c.tank.has_value());
     EXPECT_EQ(c.tank->faces, face_bottom | face_left | face_right | face_front | face_back);
     EXPECT_EQ(tank_faces_to_string(c.tank->faces), "bottom left right front back");
+    EXPECT_EQ(c.physics.boundary, BoundaryKind::mdbc);
+    EXPECT_EQ(c.physics.shifting, ShiftingKind::fickian);
     expect_point(c.tank->box.max, 3.22, 1.0, 1.0);
     ASSERT_EQ(c.obstacles.size(), 1u);
     expect_point(c.obstacles[0].box.min, 0.6635, 0.2955, 0);
