@@ -47,7 +47,7 @@ struct Options {
     bool neighbours_auto = false; ///< --neighbours auto
     std::optional<double> dp;
     std::optional<BoundaryKind> boundary;      ///< run, bench, tune: overrides <physics boundary>
-    std::optional<ShiftingKind> shifting;      ///< run, bench, tune: overrides <physics shifting>
+    std::optional<ShiftingKind> shifting;      ///< run, check, bench: overrides <physics shifting>
     std::optional<double> checkpoint_interval; ///< run: s of simulated time
     std::optional<std::string> restart;        ///< run: the output folder to continue
     std::optional<std::string> from_state;     ///< bench: a checkpoint or run folder

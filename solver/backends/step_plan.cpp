@@ -2,6 +2,8 @@
 
 #include "case/state_conversion.h"
 
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace sluice {
@@ -90,6 +92,20 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
                            const PlanRequest& request) {
     validate_neighbour_module(c.neighbours); // a linked list reads through the index, …
     StepPlan<D> p{make_fluid_constants(c, derived), make_kernel<D>(c.physics.kernel, derived.h)};
+    if (p.fluid.shifting.on) { // the free-surface ramp's interior value (physics/shifting.h)
+        ShiftingConstants& s = p.fluid.shifting;
+        s.interior_divergence = std::visit(
+            [&](const auto& k) {
+                return lattice_position_divergence<D>(k, static_cast<float>(c.dp));
+            },
+            p.kernel);
+        if (!(s.surface_threshold < s.interior_divergence))
+            throw std::invalid_argument(
+                "shiftingSurface " + std::to_string(s.surface_threshold) +
+                " is not below the divergence of position inside the fluid for this kernel and "
+                "h, " +
+                std::to_string(s.interior_divergence) + ": shifting would never act");
+    }
     p.construction = c.neighbours.construction;
     p.query = c.neighbours.query;
     p.layout = c.neighbours.layout;

@@ -17,11 +17,14 @@
 /// surface particles outwards without end. The divergence of the position
 /// ∇·r_i = −Σ_j (m_j/ρ_j) r_ij·∇_i W_ij is D inside the fluid and about half of it at the
 /// surface (Lee et al. 2008, J. Comput. Phys. 227, 8417–8436): the shift is scaled by
-/// A_fsc = (∇·r_i − t)/(D − t), clamped to [0, 1], with the threshold t = 1.5 in 2D and 2.75 in
-/// 3D (DualSPHysics's ShiftTFS and its free-surface correction), so that particles at the
-/// surface are not shifted and those near it a little. Lind et al. (2012, §3.3) instead keep
-/// the surface particles' tangential shift; here their whole shift, which points along the
-/// surface normal, goes.
+/// A_fsc = (∇·r_i − t)/(D_in − t), clamped to [0, 1], with the threshold t = 1.5 in 2D and 2.75 in
+/// 3D (DualSPHysics's ShiftTFS and its free-surface correction) and D_in the interior's value
+/// (D for a continuum; the step plan takes the regular lattice's for the kernel, a little
+/// below D, lattice_position_divergence), so that particles at the surface are not shifted,
+/// those near it less, those of a regular interior in full. Lind et al. (2012, §3.3) instead
+/// keep the surface particles' tangential shift; here their whole shift, which points along
+/// the surface normal, goes. Not here: Lind's anti-clumping term in ∇C (R = 0.2, n = 4) and
+/// DualSPHysics's cap of the shift at 0.1 dp per axis; the shift stays below dt·A·h|v||∇C|.
 ///
 /// The shift is applied once per step with the step's final positions (integrators.h: the
 /// symplectic corrector and the Verlet step) from the derivatives pass before it; what a pass
@@ -35,9 +38,10 @@ namespace sluice {
 /// The shifting's settings inside FluidConstants (physics.h).
 struct ShiftingConstants {
     bool on = false;
-    float coef = 2.0f;             ///< A (dimensionless)
-    float surface_threshold = 0;   ///< t: ∇·r below which a particle is at the free surface
-    float interior_divergence = 0; ///< ∇·r inside the fluid: the dimension D
+    float coef = 2.0f;           ///< A (dimensionless)
+    float surface_threshold = 0; ///< t: ∇·r below which a particle is at the free surface
+    /// ∇·r inside the fluid: D in the continuum, lattice_position_divergence for the kernel
+    float interior_divergence = 0;
 };
 
 /// The sums of particle i's shift over its neighbours j (a fluid particle's only).
@@ -52,6 +56,28 @@ struct ShiftingSums {
         position_divergence -= volume_j * fac * r2;
     }
 };
+
+/// ∇·r of a particle inside a regular lattice of spacing dp (m; volume dp^D each) for `kernel`
+/// (support 2h): Σ_j dp^D r_j² |F(r_j)|, the lattice's quadrature of ∫ −r·∇W dV = D, a little
+/// below D (3D at h = 1.3 dp: 2.94; h = √3 dp: 2.99; 2D at h = √2 dp: 1.97). The free-surface
+/// ramp takes it as the interior's value, so that a particle of a regular interior is shifted
+/// in full. Host code (the step plan).
+template <int D, class KernelT>
+inline float lattice_position_divergence(const KernelT& kernel, float dp) {
+    const float radius = 2.0f * kernel.h;
+    const int reach = static_cast<int>(radius / dp) + 1;
+    const float volume = D == 3 ? dp * dp * dp : dp * dp;
+    double sum = 0.0;
+    for (int k = (D == 3 ? -reach : 0); k <= (D == 3 ? reach : 0); ++k)
+        for (int j = -reach; j <= reach; ++j)
+            for (int i = -reach; i <= reach; ++i) {
+                const float r2 = dp * dp * static_cast<float>(i * i + j * j + k * k);
+                if (r2 == 0.0f || r2 >= radius * radius)
+                    continue;
+                sum -= static_cast<double>(volume) * kernel.grad_factor(sqrtf(r2)) * r2;
+            }
+    return static_cast<float>(sum);
+}
 
 /// The shifting velocity u_s (m/s) of a fluid particle of velocity v_i from its sums; h (m).
 template <int D>

@@ -59,7 +59,8 @@ void check(const StepPlan<D>& plan, CpuState<D>& s) {
     std::int64_t bad_count = 0;
     float speed2 = 0.0f;
     const bool several = s.comm != nullptr;
-    // With shifting a particle moves at |v| + |u_s| (physics/shifting.h).
+    // With shifting the step moved a particle by at most dt·(max(|v_n|, |v_n+1|) + |u_s|)
+    // (physics/shifting.h): that speed, so that the halo check holds without the step before.
     const bool shifting = plan.fluid.shifting.on && !s.shift_velocity.empty();
 #pragma omp parallel for schedule(static) reduction(+ : bad_count) reduction(max : speed2) if (n >= parallel_threshold)
     for (std::int64_t k = 0; k < n; ++k) {
@@ -67,7 +68,8 @@ void check(const StepPlan<D>& plan, CpuState<D>& s) {
         if (several && k < s.active && s.type[k] == ParticleType::fluid) {
             float speed = std::sqrt(norm2(s.velocity[k]));
             if (shifting)
-                speed += std::sqrt(norm2(s.shift_velocity[k]));
+                speed = std::max(speed, std::sqrt(norm2(s.previous_velocity[k]))) +
+                        std::sqrt(norm2(s.shift_velocity[k]));
             speed2 = std::max(speed2, speed * speed);
         }
     }

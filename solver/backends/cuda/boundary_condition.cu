@@ -35,6 +35,9 @@ template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const KernelT& kernel) {
     constexpr int block = 128;
+    const std::uint32_t most = std::min(n_, ghost_offset_count_);
+    if (most == 0)
+        return; // no wall particle has a ghost node (nor a grid of zero blocks to launch)
     DryWalls dry;
     if (dry_ghosts_) { // certificates for the ghost nodes, after a build (no corrector skin)
         dry.until = dry_until_[current_].get();
@@ -54,7 +57,6 @@ void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const Kerne
         ghost_walls_.get(), ghost_wall_count_.get(), n_, takes, stream_));
     // The view's positions are the ones the interaction pass reads (reorder: the build's
     // sorted copy; index: the state's), so their p/ρ² padding is written there.
-    const std::uint32_t most = std::min(n_, ghost_offset_count_);
     mdbc_kernel<QueryT><<<blocks_for(most, block), block, 0, stream_>>>(
         view, const_cast<Vec<D>*>(view.positions), motion_[current_].get(), kernel, plan_.fluid,
         plan_.slip, n_, ghost_walls_.get(), ghost_wall_count_.get(), id_[current_].get(),

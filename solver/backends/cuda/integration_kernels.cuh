@@ -116,9 +116,13 @@ __global__ void __launch_bounds__(block_size)
                                  density_max, scalars, halo, held);
         if (track_speed && held && !halo) {
             const ParticleState<D> p = unpack_particle(position[i], motion[i]);
-            if (p.type == ParticleType::fluid) // shifting moves it at |v| + |u_s|
-                speed =
-                    sqrtf(norm2(p.velocity)) + (shift != nullptr ? sqrtf(norm2(shift[i])) : 0.0f);
+            if (p.type == ParticleType::fluid) {
+                speed = sqrtf(norm2(p.velocity));
+                // Shifting: the step moved it by at most dt·(max(|v_n|, |v_n+1|) + |u_s|).
+                if (shift != nullptr)
+                    speed = fmaxf(speed, sqrtf(norm2(previous_velocity[order.previous_index(i)]))) +
+                            sqrtf(norm2(shift[i]));
+            }
         }
     }
     if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
@@ -184,9 +188,13 @@ __global__ void __launch_bounds__(block_size)
                         euler, c, density_min, density_max, scalars, halo);
         if (tags != nullptr && !halo) {
             const ParticleState<D> p = unpack_particle(position[i], motion[i]);
-            if (p.type == ParticleType::fluid) // shifting moves it at |v| + |u_s|
-                speed =
-                    sqrtf(norm2(p.velocity)) + (shift != nullptr ? sqrtf(norm2(shift[i])) : 0.0f);
+            if (p.type == ParticleType::fluid) {
+                speed = sqrtf(norm2(p.velocity));
+                // Shifting: the step moved it by at most dt·(max(|v_n|, |v_n+1|) + |u_s|).
+                if (shift != nullptr)
+                    speed = fmaxf(speed, sqrtf(norm2(previous_velocity_out[i]))) +
+                            sqrtf(norm2(shift[i]));
+            }
         }
     }
     if (tags != nullptr) // the same for every thread: all reach the reduction

@@ -122,7 +122,7 @@ TYPED_TEST(BackendAgreement, ModifiedWallsAgreeWithCpu) {
 
 /// Particle shifting (physics/shifting.h: the shift's sums in the interaction pass, the move in
 /// the corrector or the Verlet step) within the same tolerance: 2D with DBC and mDBC, Verlet,
-/// the queued interaction's runtime model, 3D.
+/// 3D.
 TYPED_TEST(BackendAgreement, ShiftingAgreesWithCpu) {
     Case c = test::dambreak_case(0.04);
     c.physics.shifting = ShiftingKind::fickian;
