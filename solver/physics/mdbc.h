@@ -5,14 +5,21 @@
 /// 10.1007/s40571-021-00403-3) as host/device code both backends run.
 ///
 /// Every wall particle b has a ghost node x_g = x_b + g_b, its mirror through the wall surface
-/// into the fluid (case/wall_normals.h gives g_b from the geometry). Its density is the
-/// first-order-corrected interpolation of the fluid density at x_g (corrected_interpolation.h:
-/// Liu & Liu 2006; English et al. 2022 eqs. 8–10), extrapolated back with its gradient:
-/// ρ_b = ρ_g + (x_b − x_g)·∇ρ_g (English et al. 2022 eq. 11); where that interpolation falls
-/// back to Shepard's (|det A| < 10⁻³, DualSPHysics's `determlimit`), ρ_b = ρ_g with no
-/// extrapolation; with no fluid within the kernel support of x_g, ρ_b = ρ0. The result is held
-/// at ≥ ρ0 (as DBC walls, integrators.h: a wall never pulls the fluid in; DualSPHysics clamps
-/// its wall densities the same way).
+/// into the fluid (case/wall_normals.h gives g_b from the geometry). The fluid density at x_g is
+/// the first-order-corrected interpolation (corrected_interpolation.h: Liu & Liu 2006; English
+/// et al. 2022 eqs. 8–10), Shepard's where the correction matrix is ill-conditioned
+/// (|det A| < 10⁻³, DualSPHysics's `determlimit`). The wall particle takes the pressure there
+/// carried to itself by the wall's own pressure gradient, the hydrostatic one of a wall at rest:
+///   p_b = p(ρ_g) + ρ0 g·(x_b − x_g)     (g the gravity vector)
+/// (Adami, Hu & Adams 2012, J. Comput. Phys. 231, eq. 27, with a_w = 0; the "pressure cloning"
+/// of DualSPHysics 5.4's mDBC), and the density of that pressure, ρ_b = ρ(p_b) (Tait inverted).
+/// English et al. (2022, eq. 11) extrapolate with the density gradient fitted at the node
+/// instead, ρ_b = ρ_g + (x_b − x_g)·∇ρ_g; that gradient includes the fluid's deceleration next
+/// to the wall, which a fixed wall does not carry (the momentum equation at the wall, where the
+/// fluid moves with it, leaves ρ(g − a_w)), and over the 1–5 dp from node to particle it
+/// multiplied the noise of an impact into the wall pressure. With no fluid within the kernel
+/// support of x_g, ρ_b = ρ0. The result is held at ≥ ρ0 (as DBC walls, integrators.h: a wall
+/// never pulls the fluid in; DualSPHysics clamps its wall densities the same way).
 ///
 /// Wall velocity for the viscous terms (the fluid's momentum equation: artificial or laminar
 /// viscosity; the continuity equation sees the wall's own velocity v_w, physics.h, since a
@@ -72,22 +79,23 @@ struct WallState {
 };
 
 /// The wall particle's density and velocity from its ghost node's sums (file comment).
-/// `to_ghost` = x_g − x_b (m, nonzero); `wall_velocity` v_w (m/s).
+/// `to_ghost` = x_g − x_b (m, nonzero); `wall_velocity` v_w (m/s); c: ρ0, the Tait constants
+/// and |g| (along −(component D−1)).
 template <int D>
 SLUICE_HD SLUICE_INLINE WallState<D> mdbc_wall_state(const GhostSums<D>& s, const Vec<D>& to_ghost,
-                                                     const Vec<D>& wall_velocity, float rho0,
-                                                     WallSlip slip) {
-    WallState<D> out{rho0, wall_velocity};
+                                                     const Vec<D>& wall_velocity,
+                                                     const FluidConstants& c, WallSlip slip) {
+    WallState<D> out{c.rho0, wall_velocity};
     const float shepard = s.density.a[0][0];
     if (!(shepard > 0.0f))
         return out; // no fluid in reach of the ghost node
     double x[D + 1];
-    const bool first_order = corrected_value(s.density, x);
-    double rho = x[0]; // Shepard's where not first order, and then not extrapolated
-    if (first_order)   // ρ_g + (x_b − x_g)·∇ρ_g
-        for (int k = 0; k < D; ++k)
-            rho -= static_cast<double>(to_ghost[k]) * x[k + 1];
-    out.density = fmaxf(static_cast<float>(rho), rho0);
+    corrected_value(s.density, x); // first order, or Shepard's: the density at the node
+    // p_b = p_g + ρ0 g·(x_b − x_g), g = −|g| e_z: ρ0 |g| (z_g − z_b)
+    const float p_wall =
+        tait_pressure(c, static_cast<float>(x[0])) + c.rho0 * c.gravity * to_ghost[D - 1];
+    out.density = p_wall > 0.0f ? tait_density(c, p_wall) : c.rho0;
+    out.density = fmaxf(out.density, c.rho0);
     const Vec<D> v_ghost = (1.0f / shepard) * s.velocity;
     if (slip == WallSlip::no_slip) {
         out.velocity = 2.0f * wall_velocity - v_ghost;
@@ -106,7 +114,7 @@ SLUICE_HD SLUICE_INLINE WallState<D> mdbc_particle(const ViewT& view, const Part
                                                    WallSlip slip) {
     GhostNodeVisitor<D, KernelT, ParticlesT> visitor{particles, kernel, c.mass};
     for_each_neighbour<QueryT>(view, position + to_ghost, visitor);
-    return mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c.rho0, slip);
+    return mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c, slip);
 }
 
 } // namespace sluice

@@ -73,7 +73,7 @@ __global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* 
     } else {
         for_each_neighbour<QueryT>(view, ghost, visitor);
     }
-    const WallState<D> w = mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c.rho0, slip);
+    const WallState<D> w = mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c, slip);
     Vec<D> packed_position;
     Float4 packed_motion;
     pack_particle<D>(c, plain_position(x), w.velocity, w.density, ParticleType::boundary,

@@ -1,7 +1,9 @@
 // mDBC's physics (physics/mdbc.h) on particle sets where the answer is known: the corrected
-// interpolation reproduces a linear density field exactly at a ghost node and extrapolates it
-// back to the wall particle, falls back to Shepard where the matrix is singular and to ρ0 with
-// no fluid, and mirrors the fluid's velocity for no-slip and free-slip walls.
+// interpolation reproduces a linear density field exactly at a ghost node, whose pressure the
+// wall particle takes plus the hydrostatic difference between them (so a hydrostatic fluid
+// gives the wall its own hydrostatic pressure, a gradient the fluid has beyond that does not
+// reach the wall); it falls back to Shepard where the matrix is singular and to ρ0 with no
+// fluid, and mirrors the fluid's velocity for no-slip and free-slip walls.
 
 #include "physics/kernels.h"
 #include "physics/mdbc.h"
@@ -15,7 +17,20 @@
 namespace sluice {
 namespace {
 
-constexpr float rho0 = 1000.0f;
+constexpr float rho0 = 1000.0f, g = 9.81f;
+
+/// Water's constants as the shipped cases have them (c0 = 30 m/s).
+FluidConstants water() {
+    FluidConstants c{};
+    c.rho0 = rho0;
+    c.inv_rho0 = 1.0f / rho0;
+    c.gamma = 7.0f;
+    c.inv_gamma = 1.0f / 7.0f;
+    c.c0 = 30.0f;
+    c.b = c.c0 * c.c0 * rho0 / c.gamma;
+    c.gravity = g;
+    return c;
+}
 
 /// Fluid particles on a lattice with given densities and velocities, visited by brute force.
 template <int D>
@@ -76,15 +91,16 @@ TEST(Mdbc, SolvesSmallSystemsAndReportsTheDeterminant) {
     EXPECT_EQ(solve_small<2>(singular, rhs, y), 0.0);
 }
 
-/// A floor at z = 0 under fluid whose density grows linearly with depth (hydrostatic-like,
-/// with a horizontal slope too): the ghost node of a wall particle 1.5 dp below the floor lies
-/// 1.5 dp above it, where the corrected interpolation is exact for a linear field (to float
-/// rounding), and the extrapolation back gives the field's value at the wall particle.
-TEST(Mdbc, LinearDensityIsExtrapolatedExactlyToTheWallParticle) {
-    const float dp = 0.02f, h = 1.0f * std::sqrt(2.0f) * dp;
+/// A floor at z = 0 under still water 0.4 m deep (hydrostatic density, Tait): the ghost node of
+/// a wall particle 1.5 dp below the floor lies 1.5 dp above it, where the corrected
+/// interpolation is exact for a linear field (the hydrostatic density is linear in z within
+/// 10⁻⁷ ρ0 here), and the wall particle takes the water's hydrostatic pressure at its own depth.
+TEST(Mdbc, HydrostaticWaterGivesTheWallItsHydrostaticPressure) {
+    const float dp = 0.02f, h = 1.0f * std::sqrt(2.0f) * dp, depth = 0.4f;
     const WendlandC2<2> kernel(h);
     const float mass = rho0 * dp * dp;
-    auto rho = [](const Vec<2>& x) { return 1010.0f - 20.0f * x[1] + 5.0f * x[0]; };
+    const FluidConstants c = water();
+    auto rho = [&](const Vec<2>& x) { return tait_density(c, rho0 * g * (depth - x[1])); };
     const Cloud<2> cloud = lattice_2d(dp, 40, 20, rho, [](const Vec<2>&) { return Vec<2>{}; });
     Vec<2> wall{};
     wall[0] = 0.4f;
@@ -92,20 +108,25 @@ TEST(Mdbc, LinearDensityIsExtrapolatedExactlyToTheWallParticle) {
     Vec<2> to_ghost{};
     to_ghost[1] = 3.0f * dp;
     const GhostSums<2> s = sums_at(cloud, kernel, mass, wall + to_ghost);
-    const WallState<2> w = mdbc_wall_state(s, to_ghost, Vec<2>{}, rho0, WallSlip::no_slip);
-    EXPECT_NEAR(w.density, rho(wall), 0.01f); // 1012.6 kg/m³; float sums: ~1e-5 relative
-    // The Shepard value at the node alone would be off by the kernel's truncation near no wall,
-    // and would not carry the gradient to the wall particle: it is not what was returned.
-    EXPECT_GT(std::fabs(s.density.b[0] / s.density.a[0][0] - rho(wall)), 0.1f);
+    const WallState<2> w = mdbc_wall_state(s, to_ghost, Vec<2>{}, c, WallSlip::no_slip);
+    const float expected = rho0 * g * (depth - wall[1]); // 4218 Pa
+    EXPECT_NEAR(tait_pressure(c, w.density), expected, 1e-3f * expected);
+    // The wall particle is ρ0·g·3dp above the pressure at the node (here Shepard's, which the
+    // half-empty support biases by only ~5 Pa in this field).
+    const float at_node = tait_pressure(c, s.density.b[0] / s.density.a[0][0]);
+    EXPECT_NEAR(tait_pressure(c, w.density) - at_node, rho0 * g * 3.0f * dp,
+                0.05f * rho0 * g * 3.0f * dp);
 }
 
-/// The same node in the corner of the fluid (a wall particle under a corner, mirrored through
-/// the corner point): still exact for a linear field, although half the support is empty.
-TEST(Mdbc, CornerGhostNodesAreExactForLinearFields) {
-    const float dp = 0.02f, h = std::sqrt(2.0f) * dp;
+/// The same node in the corner of the water (a wall particle under a corner, mirrored through
+/// the corner point): still exact, although half the support is empty. And a density gradient
+/// beyond the hydrostatic one (here along x) is read at the node, not carried to the wall.
+TEST(Mdbc, CornerGhostNodesAreExactForHydrostaticWater) {
+    const float dp = 0.02f, h = std::sqrt(2.0f) * dp, depth = 0.4f;
     const WendlandC2<2> kernel(h);
     const float mass = rho0 * dp * dp;
-    auto rho = [](const Vec<2>& x) { return 1005.0f + 30.0f * x[0] - 40.0f * x[1]; };
+    const FluidConstants c = water();
+    auto rho = [&](const Vec<2>& x) { return tait_density(c, rho0 * g * (depth - x[1])); };
     const Cloud<2> cloud = lattice_2d(dp, 20, 20, rho, [](const Vec<2>&) { return Vec<2>{}; });
     Vec<2> wall{};
     wall[0] = -0.5f * dp;
@@ -113,14 +134,24 @@ TEST(Mdbc, CornerGhostNodesAreExactForLinearFields) {
     Vec<2> to_ghost{};
     to_ghost[0] = dp;
     to_ghost[1] = 3.0f * dp;
-    const GhostSums<2> s = sums_at(cloud, kernel, mass, wall + to_ghost);
-    const WallState<2> w = mdbc_wall_state(s, to_ghost, Vec<2>{}, rho0, WallSlip::no_slip);
-    EXPECT_NEAR(w.density, rho(wall), 0.01f);
+    const WallState<2> w = mdbc_wall_state(sums_at(cloud, kernel, mass, wall + to_ghost), to_ghost,
+                                           Vec<2>{}, c, WallSlip::no_slip);
+    const float expected = rho0 * g * (depth - wall[1]);
+    EXPECT_NEAR(tait_pressure(c, w.density), expected, 1e-3f * expected);
+
+    auto sloped = [&](const Vec<2>& x) { return rho(x) + 20.0f * x[0]; };
+    const Cloud<2> tilted = lattice_2d(dp, 20, 20, sloped, [](const Vec<2>&) { return Vec<2>{}; });
+    const Vec<2> node = wall + to_ghost;
+    const WallState<2> t = mdbc_wall_state(sums_at(tilted, kernel, mass, node), to_ghost, Vec<2>{},
+                                           c, WallSlip::no_slip);
+    const float at_node = tait_pressure(c, sloped(node)) + rho0 * g * to_ghost[1];
+    EXPECT_NEAR(tait_pressure(c, t.density), at_node, 2e-3f * at_node);
 }
 
 /// One fluid particle in reach: the matrix is singular (no gradient can be fitted), so the
-/// density is Shepard's at the node, ρ_j itself; no fluid at all: ρ0 and the wall's velocity.
-/// A value under ρ0 is held at ρ0, as DBC walls are.
+/// density at the node is Shepard's, ρ_j itself (the wall: its pressure plus the hydrostatic
+/// difference); no fluid at all: ρ0 and the wall's velocity. A value under ρ0 is held at ρ0,
+/// as DBC walls are.
 TEST(Mdbc, FallsBackToShepardThenToTheReferenceDensity) {
     const float dp = 0.02f, h = std::sqrt(2.0f) * dp;
     const WendlandC2<2> kernel(h);
@@ -137,20 +168,23 @@ TEST(Mdbc, FallsBackToShepardThenToTheReferenceDensity) {
     Vec<2> to_ghost{};
     to_ghost[1] = 2.0f * dp;
     const Vec<2> wall{};
+    const FluidConstants c = water();
     const WallState<2> single = mdbc_wall_state(sums_at(one, kernel, mass, wall + to_ghost),
-                                                to_ghost, Vec<2>{}, rho0, WallSlip::no_slip);
-    EXPECT_NEAR(single.density, 1003.0f, 1e-3f);
+                                                to_ghost, Vec<2>{}, c, WallSlip::no_slip);
+    EXPECT_NEAR(tait_pressure(c, single.density),
+                tait_pressure(c, 1003.0f) + rho0 * g * to_ghost[1], 0.5f); // float rounding
+    EXPECT_GT(single.density, 1003.0f);
     EXPECT_NEAR(single.velocity[0], -0.3f, 1e-6f); // no-slip: the mirror of the fluid's
 
     one.density = {990.0f};
     const WallState<2> light = mdbc_wall_state(sums_at(one, kernel, mass, wall + to_ghost),
-                                               to_ghost, Vec<2>{}, rho0, WallSlip::no_slip);
+                                               to_ghost, Vec<2>{}, c, WallSlip::no_slip);
     EXPECT_EQ(light.density, rho0);
 
     Vec<2> far{};
     far[1] = 1.0f;
-    const WallState<2> dry = mdbc_wall_state(sums_at(one, kernel, mass, far), to_ghost, Vec<2>{},
-                                             rho0, WallSlip::free_slip);
+    const WallState<2> dry = mdbc_wall_state(sums_at(one, kernel, mass, far), to_ghost, Vec<2>{}, c,
+                                             WallSlip::free_slip);
     EXPECT_EQ(dry.density, rho0);
     EXPECT_EQ(dry.velocity[0], 0.0f);
     EXPECT_EQ(dry.velocity[1], 0.0f);
@@ -176,13 +210,16 @@ TEST(Mdbc, WallVelocityMirrorsTheFluidForEachSlipCondition) {
     Vec<2> to_ghost{};
     to_ghost[1] = dp;
     const GhostSums<2> s = sums_at(cloud, kernel, mass, wall + to_ghost);
-    const WallState<2> no_slip = mdbc_wall_state(s, to_ghost, Vec<2>{}, rho0, WallSlip::no_slip);
+    const FluidConstants c = water();
+    const WallState<2> no_slip = mdbc_wall_state(s, to_ghost, Vec<2>{}, c, WallSlip::no_slip);
     EXPECT_NEAR(no_slip.velocity[0], -0.8f, 1e-5f);
     EXPECT_NEAR(no_slip.velocity[1], 0.2f, 1e-5f);
-    const WallState<2> free = mdbc_wall_state(s, to_ghost, Vec<2>{}, rho0, WallSlip::free_slip);
+    const WallState<2> free = mdbc_wall_state(s, to_ghost, Vec<2>{}, c, WallSlip::free_slip);
     EXPECT_NEAR(free.velocity[0], 0.8f, 1e-5f);
     EXPECT_NEAR(free.velocity[1], 0.2f, 1e-5f);
-    EXPECT_NEAR(no_slip.density, 1002.0f, 0.01f); // a uniform field is uniform at the wall
+    // A uniform field at the node, plus the hydrostatic difference to the wall particle.
+    EXPECT_NEAR(tait_pressure(c, no_slip.density),
+                tait_pressure(c, 1002.0f) + rho0 * g * to_ghost[1], 1.0f);
 }
 
 } // namespace
