@@ -139,6 +139,16 @@ struct StepPlan {
     /// mDBC: wall particles take no continuity sum (their density is the BoundaryCondition
     /// pass's) and the plan has that pass; DBC: neither.
     bool modified_walls() const { return !fluid.wall_continuity; }
+    /// The constants of an interaction pass: the plan's, but the symplectic predictor's pass
+    /// takes no shifting (the shift moves the particles once per step, with the corrector or
+    /// the Verlet step; integrators.h), so it runs the default physics' fixed model where the
+    /// rest matches it.
+    FluidConstants interaction_constants(InteractionRole role) const {
+        FluidConstants c = fluid;
+        if (role == InteractionRole::predictor)
+            c.shifting.on = false;
+        return c;
+    }
     /// The corrector's pass walks the predictor's structure (reuse or lists).
     /// Several processes: whether the Balance pass moves the faces after step `steps`.
     bool balances_after(std::uint64_t steps) const {

@@ -235,14 +235,20 @@ TEST(Decomposition, ModifiedWallsMatchOneProcess) {
 }
 
 /// Shifting: a particle's shift sums over its neighbours like the pair terms (the halo covers
-/// them) and moves it further in a step (the halo check counts |u_s|).
-TEST(Decomposition, ShiftingMatchesOneProcess) {
-    const auto comm = world();
-    SKIP_WITHOUT_PROCESSES(comm);
+/// them) and moves it further in a step (the halo check counts |u_s|). The 2D dam break with
+/// mDBC walls and shifting, the faces moving every 20 steps.
+Case shifting_dambreak() {
     Case c = test::dambreak_case(0.04);
     c.physics.shifting = ShiftingKind::fickian;
     c.physics.boundary = BoundaryKind::mdbc;
     c.run.balance_interval = 20;
+    return c;
+}
+
+TEST(Decomposition, ShiftingMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = shifting_dambreak();
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC");
     c.physics.integrator = IntegratorKind::verlet;
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC, Verlet");
@@ -500,11 +506,8 @@ TEST(DecompositionCuda, ModifiedWallsMatchOneProcess) {
 TEST(DecompositionCuda, ShiftingMatchesOneProcess) {
     const auto comm = world();
     SKIP_WITHOUT_A_GPU_EACH(comm);
-    Case c = test::dambreak_case(0.04);
-    c.physics.shifting = ShiftingKind::fickian;
-    c.physics.boundary = BoundaryKind::mdbc;
-    c.run.balance_interval = 20;
-    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC", 1.0, Backend::cuda);
+    expect_split_run_agrees(*comm, shifting_dambreak(), 200, 2.0, "dam break 2D, shifting, mDBC",
+                            1.0, Backend::cuda);
 }
 
 TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {

@@ -55,11 +55,11 @@ void apply_boundary_condition(const StepPlan<D>& plan, CpuState<D>& s);
 // interaction.cpp: pass::Interaction
 
 /// One interaction pass over the active particles: pressure, acceleration, density_rate,
-/// acceleration_max, mu_max (the same for every InteractionRole on the CPU). With mDBC
-/// (plan.modified_walls()) wall particles take no sums: their density is the BoundaryCondition
-/// pass's.
+/// acceleration_max, mu_max, and with shifting (not in the predictor's pass,
+/// StepPlan::interaction_constants) shift_velocity. With mDBC (plan.modified_walls()) wall
+/// particles take no sums: their density is the BoundaryCondition pass's.
 template <int D>
-void interact(const StepPlan<D>& plan, CpuState<D>& s);
+void interact(const StepPlan<D>& plan, CpuState<D>& s, InteractionRole role);
 
 // integration.cpp: pass::TimeStep, pass::Integration
 

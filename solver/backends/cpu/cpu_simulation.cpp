@@ -41,7 +41,7 @@ struct StepExecutor {
     void operator()(pass::Construction) { construct(plan, s, !plan.symplectic() || predicted); }
     void operator()(pass::BoundaryCondition) { apply_boundary_condition(plan, s); }
     void operator()(pass::ReuseStructure) { reuse_structure(s); }
-    void operator()(pass::Interaction) { interact(plan, s); }
+    void operator()(pass::Interaction p) { interact(plan, s, p.role); }
     void operator()(pass::TimeStep) { set_time_step(plan, s); }
     void operator()(pass::Integration p) {
         integrate(plan, s, p.stage);

@@ -9,9 +9,11 @@
 #include "physics/gauges.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace sluice::cpu {
 
@@ -61,28 +63,31 @@ GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const Gauge
                 [&](const auto& kernel) {
                     using QueryT = decltype(query);
                     using KernelT = std::decay_t<decltype(kernel)>;
-                    const std::int64_t n = static_cast<std::int64_t>(request.points.size());
+                    // The sums of a fresh `prototype` visitor at each point, to store(k, sums).
+                    const auto at_points = [&](const std::vector<std::array<float, 3>>& points,
+                                               const auto& prototype, const auto& store) {
+                        const std::int64_t n = static_cast<std::int64_t>(points.size());
 #pragma omp parallel for schedule(dynamic, 16) if (n >= 256)
-                    for (std::int64_t k = 0; k < n; ++k) {
-                        GaugeVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel,
-                                                                           plan.fluid};
-                        for_each_neighbour<QueryT>(view, from_array3<D>(request.points[k]),
-                                                   visitor);
-                        const GaugeSums<D> g = visitor.sums;
-                        const std::array<float, 3> v = to_array3(g.w_velocity);
-                        out.sums[k] = {g.w, g.w_density, g.w_pressure, v[0], v[1], v[2]};
-                    }
-                    const std::int64_t walls =
-                        static_cast<std::int64_t>(request.wall_points.size());
+                        for (std::int64_t k = 0; k < n; ++k) {
+                            auto visitor = prototype;
+                            for_each_neighbour<QueryT>(view, from_array3<D>(points[k]), visitor);
+                            store(k, visitor.sums);
+                        }
+                    };
+                    at_points(
+                        request.points,
+                        GaugeVisitor<D, KernelT, ParticlesView<D>>{particles, kernel, plan.fluid},
+                        [&](std::int64_t k, const GaugeSums<D>& g) {
+                            const std::array<float, 3> v = to_array3(g.w_velocity);
+                            out.sums[k] = {g.w, g.w_density, g.w_pressure, v[0], v[1], v[2]};
+                        });
                     out.wall.assign(request.wall_points.size(), WallSums{});
-#pragma omp parallel for schedule(dynamic, 16) if (walls >= 256)
-                    for (std::int64_t k = 0; k < walls; ++k) {
-                        WallSensorVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel,
-                                                                                plan.fluid};
-                        for_each_neighbour<QueryT>(view, from_array3<D>(request.wall_points[k]),
-                                                   visitor);
-                        flatten(visitor.sums, out.wall[k]);
-                    }
+                    at_points(request.wall_points,
+                              WallSensorVisitor<D, KernelT, ParticlesView<D>>{particles, kernel,
+                                                                              plan.fluid},
+                              [&](std::int64_t k, const WallSensorSums<D>& w) {
+                                  flatten(w, out.wall[k]);
+                              });
                     for (const GaugeRequest::Front& f : request.fronts)
                         out.fronts.push_back(front_of<QueryT>(s, view, particles, f,
                                                               request.front_neighbour_distance));

@@ -13,11 +13,10 @@ namespace sluice::cpu {
 namespace {
 
 template <class QueryT, int D, class ViewT, class KernelT>
-void interact_with(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
-                   const KernelT& kernel) {
+void interact_with(const StepPlan<D>& plan, const FluidConstants& fluid, CpuState<D>& s,
+                   const ViewT& view, const KernelT& kernel) {
     const ParticlesView<D> particles{s.velocity.data(), s.density.data(), s.pressure.data(),
                                      s.type.data()};
-    const FluidConstants fluid = plan.fluid;
     const std::int64_t n = s.active;
     const std::uint32_t* halo = s.halo_slot.empty() ? nullptr : s.halo_slot.data();
     Vec<D>* acceleration = s.acceleration.data();
@@ -56,7 +55,7 @@ void interact_with(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
 } // namespace
 
 template <int D>
-void interact(const StepPlan<D>& plan, CpuState<D>& s) {
+void interact(const StepPlan<D>& plan, CpuState<D>& s, InteractionRole role) {
     StageClock clock(s.stage_seconds[interaction]);
     const std::int64_t n = s.active;
 #pragma omp parallel for schedule(static) if (n >= parallel_threshold)
@@ -66,12 +65,15 @@ void interact(const StepPlan<D>& plan, CpuState<D>& s) {
     dispatch_neighbour_query<D>(
         plan.query, current_view(plan, s), [&](auto query, const auto& view) {
             std::visit(
-                [&](const auto& kernel) { interact_with<decltype(query)>(plan, s, view, kernel); },
+                [&](const auto& kernel) {
+                    interact_with<decltype(query)>(plan, plan.interaction_constants(role), s, view,
+                                                   kernel);
+                },
                 plan.kernel);
         });
 }
 
-template void interact<2>(const StepPlan<2>&, CpuState<2>&);
-template void interact<3>(const StepPlan<3>&, CpuState<3>&);
+template void interact<2>(const StepPlan<2>&, CpuState<2>&, InteractionRole);
+template void interact<3>(const StepPlan<3>&, CpuState<3>&, InteractionRole);
 
 } // namespace sluice::cpu

@@ -87,7 +87,8 @@ public:
     // Launches, dispatched over (query, view, kernel) (public for the functors below).
     template <class QueryT, class ViewT, class KernelT>
     void launch_interaction(const ViewT& view, const KernelT& kernel, const DryWalls& dry,
-                            const NeighbourLists& lists, Vec<D>* shift);
+                            const NeighbourLists& lists, Vec<D>* shift,
+                            const FluidConstants& fluid);
     template <class QueryT, class ViewT, class KernelT>
     void launch_boundary_condition(const ViewT& view, const KernelT& kernel);
     template <class QueryT, class ViewT>

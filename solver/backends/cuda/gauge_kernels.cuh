@@ -7,6 +7,8 @@
 #include "backends/cuda/step_kernels.cuh"
 #include "physics/gauges.h"
 
+#include <type_traits>
+
 namespace sluice::gpu {
 
 struct CountingVisitor {
@@ -33,59 +35,40 @@ __global__ void count_neighbours_kernel(ViewT view, std::uint32_t n,
     counts_by_id[id[permutation ? permutation[k] : k]] = visitor.count;
 }
 
-/// Gauge sums at query points (physics/gauges.h), one warp per point: the lanes share the
-/// point's candidates (for_each_neighbour_shared) and their sums are added by shuffles. A few
-/// thousand points one thread each would leave the GPU idle, every thread waiting on its own
-/// chain of loads.
-template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
-__global__ void __launch_bounds__(interaction_block)
-    gauge_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel, FluidConstants c,
-                 const Vec<D>* __restrict__ points, std::uint32_t count,
-                 GaugeSums<D>* __restrict__ sums) {
-    const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
-    const std::uint32_t lane = threadIdx.x & 31;
-    if (k >= count) // whole warps leave together: count is per warp
-        return;
-    GaugeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
-    for_each_neighbour_shared<QueryT>(view, points[k], lane, 32u, visitor);
-    GaugeSums<D> s = visitor.sums;
+/// The sums of a struct of floats (GaugeSums, WallSensorSums: every member a float, padding
+/// of Vec<3> included) over the warp's lanes into lane 0, by shuffles.
+template <class SumsT>
+__device__ __forceinline__ void warp_sum_into_lane0(SumsT& s) {
+    static_assert(sizeof(SumsT) % sizeof(float) == 0 && std::is_trivially_copyable_v<SumsT>,
+                  "sums of floats only");
+    float* f = reinterpret_cast<float*>(&s);
     for (int offset = 16; offset > 0; offset /= 2) {
-        s.w += __shfl_down_sync(0xffffffffu, s.w, offset);
-        s.w_density += __shfl_down_sync(0xffffffffu, s.w_density, offset);
-        s.w_pressure += __shfl_down_sync(0xffffffffu, s.w_pressure, offset);
         SLUICE_UNROLL
-        for (int a = 0; a < D; ++a)
-            s.w_velocity[a] += __shfl_down_sync(0xffffffffu, s.w_velocity[a], offset);
+        for (unsigned w = 0; w < sizeof(SumsT) / sizeof(float); ++w)
+            f[w] += __shfl_down_sync(0xffffffffu, f[w], offset);
     }
-    if (lane == 0)
-        sums[k] = s;
 }
 
-/// Wall sensors' sums at wall points (physics/gauges.h, WallSensorVisitor), one warp per point
-/// as gauge_kernel.
-template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
-__global__ void __launch_bounds__(interaction_block)
-    wall_sensor_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
-                       FluidConstants c, const Vec<D>* __restrict__ points, std::uint32_t count,
-                       WallSensorSums<D>* __restrict__ sums) {
+/// Sums at query points, one warp per point: the lanes share the point's candidates
+/// (for_each_neighbour_shared) and their sums are added by shuffles. A few thousand points one
+/// thread each would leave the GPU idle, every thread waiting on its own chain of loads.
+/// VisitorT<D, KernelT, Particles>: GaugeVisitor (fluid sums at probe and level points) or
+/// WallSensorVisitor (wall pressure sensors' corrected-interpolation sums; physics/gauges.h).
+template <template <int, class, class> class VisitorT, class QueryT, class ViewT, class KernelT,
+          int D = ViewT::dimension>
+__global__ void __launch_bounds__(interaction_block) point_sums_kernel(
+    ViewT view, PackedParticlesView<D> particles, KernelT kernel, FluidConstants c,
+    const Vec<D>* __restrict__ points, std::uint32_t count,
+    decltype(VisitorT<D, KernelT, PackedParticlesView<D>>::sums)* __restrict__ sums) {
     const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
     const std::uint32_t lane = threadIdx.x & 31;
     if (k >= count) // whole warps leave together: count is per warp
         return;
-    WallSensorVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
+    VisitorT<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
     for_each_neighbour_shared<QueryT>(view, points[k], lane, 32u, visitor);
-    WallSensorSums<D> s = visitor.sums;
-    for (int offset = 16; offset > 0; offset /= 2) {
-        SLUICE_UNROLL
-        for (int r = 0; r <= D; ++r) {
-            s.b[r] += __shfl_down_sync(0xffffffffu, s.b[r], offset);
-            SLUICE_UNROLL
-            for (int q = 0; q <= D; ++q)
-                s.a[r][q] += __shfl_down_sync(0xffffffffu, s.a[r][q], offset);
-        }
-    }
+    warp_sum_into_lane0(visitor.sums);
     if (lane == 0)
-        sums[k] = s;
+        sums[k] = visitor.sums;
 }
 
 /// *key = max(*key, the warp's largest `mine`): one atomicMax per warp (0 is "none").

@@ -48,9 +48,10 @@ struct LaunchInteraction {
     DryWalls dry;
     NeighbourLists lists;
     Vec<D>* shift;
+    FluidConstants fluid;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_interaction<QueryT>(view, kernel, dry, lists, shift);
+        simulation->template launch_interaction<QueryT>(view, kernel, dry, lists, shift, fluid);
     }
 };
 
@@ -58,7 +59,7 @@ template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel,
                                            const DryWalls& dry, const NeighbourLists& lists,
-                                           Vec<D>* shift) {
+                                           Vec<D>* shift, const FluidConstants& fluid) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction != CudaInteraction::queued) {
@@ -66,15 +67,15 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         // in-step walk where the traversal takes a row as one range of a reorder layout; the
         // corrector's lists where the traversal is in bin order over a reorder layout.
         const auto launch = [&](auto in_step, auto list_mode) {
-            if (MonaghanMolteniModel::matches(plan_.fluid))
+            if (MonaghanMolteniModel::matches(fluid))
                 interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step(),
                                    list_mode()><<<blocks, interaction_block, 0, stream_>>>(
-                    view, particles, kernel, plan_.fluid, n_, derivatives_.get(),
+                    view, particles, kernel, fluid, n_, derivatives_.get(),
                     static_cast<Vec<D>*>(nullptr), scalars_.get(), d_tags(), dry, lists);
             else
                 interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step(), list_mode()>
                     <<<blocks, interaction_block, 0, stream_>>>(
-                        view, particles, kernel, plan_.fluid, n_, derivatives_.get(), shift,
+                        view, particles, kernel, fluid, n_, derivatives_.get(), shift,
                         scalars_.get(), d_tags(), DryWalls{}, lists);
         };
         constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
@@ -117,8 +118,8 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         }();
         (void)configured;
         function<<<blocks, interaction_block, shared, stream_>>>(
-            view, particles, kernel, plan_.fluid, n_, derivatives_.get(), shift, scalars_.get(),
-            d_tags(), DryWalls{}, NeighbourLists{});
+            view, particles, kernel, fluid, n_, derivatives_.get(), shift, scalars_.get(), d_tags(),
+            DryWalls{}, NeighbourLists{});
     }
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -148,14 +149,12 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         lists.speed_max = list_speed_max_;
         lists.dt = &scalars_.get()->dt_float;
     }
-    // Shifting moves the particles once per step, in the corrector or the Verlet step: the
-    // predictor's pass computes no shift.
-    Vec<D>* const shift = plan_.fluid.shifting.on && role != InteractionRole::predictor
-                              ? shift_velocity_.get()
-                              : nullptr;
+    // The predictor's pass takes no shifting (StepPlan::interaction_constants).
+    const FluidConstants fluid = plan_.interaction_constants(role);
+    Vec<D>* const shift = fluid.shifting.on ? shift_velocity_.get() : nullptr;
     dispatch_neighbour_query<D>(
         plan_.query, view_,
-        with_kernel(LaunchInteraction<D>{this, dry, lists, shift}, plan_.kernel));
+        with_kernel(LaunchInteraction<D>{this, dry, lists, shift, fluid}, plan_.kernel));
     mark(interaction);
     if (nccl_) { // the pass's maxima over every GPU (float bits of non-negative floats)
         nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);

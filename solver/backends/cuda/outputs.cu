@@ -139,7 +139,7 @@ void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, 
                                       GaugeSums<D>* sums) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     // A warp per point.
-    gauge_kernel<QueryT, ViewT, KernelT>
+    point_sums_kernel<GaugeVisitor, QueryT, ViewT, KernelT>
         <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
             view, particles, kernel, plan_.fluid, gauge_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
@@ -150,7 +150,7 @@ template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_wall_sensors(const ViewT& view, const KernelT& kernel,
                                             std::uint32_t count, WallSensorSums<D>* sums) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
-    wall_sensor_kernel<QueryT, ViewT, KernelT>
+    point_sums_kernel<WallSensorVisitor, QueryT, ViewT, KernelT>
         <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
             view, particles, kernel, plan_.fluid, wall_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();

@@ -22,17 +22,6 @@ namespace {
 
 constexpr double g = 9.81, rho0 = 1000.0;
 
-Gauge sensor(const char* name, const Eigen::Vector3d& point, double radius = 0.0,
-             bool average = false) {
-    Gauge s;
-    s.kind = GaugeKind::sensor;
-    s.name = name;
-    s.point = point;
-    s.radius = radius;
-    s.average = average;
-    return s;
-}
-
 } // namespace
 
 TEST(WallSensors, StillWater2DReadsTheHydrostaticPressureOnTheWalls) {
@@ -41,9 +30,12 @@ TEST(WallSensors, StillWater2DReadsTheHydrostaticPressureOnTheWalls) {
     Case c = read_case(std::string(SLUICE_CASES_DIR) + "/still_water2d.xml");
     const double depth = 0.5;
     c.gauges.interval = 0.01;
-    c.gauges.gauges = {sensor("L10", {0.0, 0.0, 0.4}),       sensor("L25", {0.0, 0.0, 0.25}),
-                       sensor("L40", {0.0, 0.0, 0.1}),       sensor("R25", {1.0, 0.0, 0.25}, 0.05),
-                       sensor("F50", {0.5, 0.0, 0.0}, 0.05), sensor("dry", {0.0, 0.0, 0.69})};
+    c.gauges.gauges = {test::wall_sensor("L10", {0.0, 0.0, 0.4}),
+                       test::wall_sensor("L25", {0.0, 0.0, 0.25}),
+                       test::wall_sensor("L40", {0.0, 0.0, 0.1}),
+                       test::wall_sensor("R25", {1.0, 0.0, 0.25}, 0.05),
+                       test::wall_sensor("F50", {0.5, 0.0, 0.0}, 0.05),
+                       test::wall_sensor("dry", {0.0, 0.0, 0.69})};
     auto sim = make_simulation(c, Backend::cpu);
     while (sim->time() < 1.0)
         sim->step();
@@ -74,8 +66,9 @@ TEST(WallSensors, AveragedRowIsTheMeanOfTheStepsSinceThePreviousRow) {
     // averaged sensors' sample after every other step; SensorAverages turns them into rows.
     Case c = test::dambreak_case(0.04);
     c.gauges.interval = 0.01;
-    c.gauges.gauges = {sensor("now", {1.5, 0.0, 0.0}), sensor("mean", {1.5, 0.0, 0.0}, 0.0, true),
-                       sensor("wide", {1.5, 0.0, 0.0}, 0.1, true)};
+    c.gauges.gauges = {test::wall_sensor("now", {1.5, 0.0, 0.0}),
+                       test::wall_sensor("mean", {1.5, 0.0, 0.0}, 0.0, true),
+                       test::wall_sensor("wide", {1.5, 0.0, 0.0}, 0.1, true)};
     auto sim = make_simulation(c, Backend::cpu);
     const GaugePlan plan(c, sim->constants().support);
     SensorAverages averages(plan);

@@ -7,6 +7,7 @@
 #include "physics/gauges.h"
 #include "physics/kernels.h"
 #include "support/cases.h"
+#include "support/fluid_constants.h"
 
 #include <gtest/gtest.h>
 
@@ -16,17 +17,6 @@
 using namespace sluice;
 
 namespace {
-
-Gauge sensor(const char* name, const Eigen::Vector3d& point, double radius = 0.0,
-             bool average = false) {
-    Gauge g;
-    g.kind = GaugeKind::sensor;
-    g.name = name;
-    g.point = point;
-    g.radius = radius;
-    g.average = average;
-    return g;
-}
 
 /// Boundary particles at the given positions and densities, as a particle layout for the
 /// visitors (motion(j)).
@@ -75,10 +65,11 @@ TEST(WallSensors, NormalFromTheTankFaceOrTheBoxNearby) {
 TEST(WallSensors, FacePointsSpanTheRadiusInTheWallsPlane) {
     const double dp = 0.02;
     Case two = test::still_water_case(dp);
-    const std::vector<Eigen::Vector3d> one = sensor_points(two, sensor("S", {0.0, 0.0, 0.2}));
+    const std::vector<Eigen::Vector3d> one =
+        sensor_points(two, test::wall_sensor("S", {0.0, 0.0, 0.2}));
     ASSERT_EQ(one.size(), 1u);
     const std::vector<Eigen::Vector3d> segment =
-        sensor_points(two, sensor("S", {0.0, 0.0, 0.2}, 0.025));
+        sensor_points(two, test::wall_sensor("S", {0.0, 0.0, 0.2}, 0.025));
     ASSERT_EQ(segment.size(), 7u); // ceil(0.025 / 0.01) = 3 each side, and the centre
     for (std::size_t k = 0; k < segment.size(); ++k) {
         EXPECT_DOUBLE_EQ(segment[k].x(), 0.0) << "on the wall";
@@ -89,7 +80,7 @@ TEST(WallSensors, FacePointsSpanTheRadiusInTheWallsPlane) {
     Case three = test::tank_case_3d(dp, {0.4, 0.4, 0.4}, {0.4, 0.4, 0.2}, {-0.1, -0.1, -0.1},
                                     {0.5, 0.5, 0.5});
     const std::vector<Eigen::Vector3d> disk =
-        sensor_points(three, sensor("S", {0.2, 0.0, 0.1}, 0.03)); // front face y = 0
+        sensor_points(three, test::wall_sensor("S", {0.2, 0.0, 0.1}, 0.03)); // front face y = 0
     double mean_x = 0.0, mean_z = 0.0;
     for (const Eigen::Vector3d& p : disk) {
         EXPECT_NEAR(p.y(), 0.0, 1e-12) << "in the wall's plane";
@@ -108,13 +99,7 @@ TEST(WallSensors, CorrectedInterpolationIsExactForALinearPressure) {
     // floor is the field's there; the Shepard value is biased by the one-sided support.
     const float dp = 0.02f, h = 1.0f * std::sqrt(2.0f) * dp;
     const WendlandC2<2> kernel(h);
-    FluidConstants c{};
-    c.rho0 = 1000.0f;
-    c.inv_rho0 = 1.0f / c.rho0;
-    c.gamma = 7.0f;
-    c.inv_gamma = 1.0f / c.gamma;
-    c.b = c.rho0 * 30.0f * 30.0f / c.gamma;
-    c.mass = c.rho0 * dp * dp;
+    const FluidConstants c = test::water_constants(dp);
     auto pressure = [](float x, float z) { return 2000.0f + 5000.0f * x - 9810.0f * z; };
     Wall<2> wall;
     for (int i = -10; i <= 10; ++i)
@@ -135,13 +120,7 @@ TEST(WallSensors, ReadingNeverBelowZero) {
     // is ≥ 0 in both wall models, and so is the reading.
     const float dp = 0.02f, h = 1.0f * std::sqrt(2.0f) * dp;
     const WendlandC2<2> kernel(h);
-    FluidConstants c{};
-    c.rho0 = 1000.0f;
-    c.inv_rho0 = 1.0f / c.rho0;
-    c.gamma = 7.0f;
-    c.inv_gamma = 1.0f / c.gamma;
-    c.b = c.rho0 * 30.0f * 30.0f / c.gamma;
-    c.mass = c.rho0 * dp * dp;
+    const FluidConstants c = test::water_constants(dp);
     auto pressure = [](float z) { return -500000.0f * z - 4000.0f; }; // 1 kPa at z = −dp/2
     Wall<2> wall;
     for (int i = -10; i <= 10; ++i)
@@ -169,8 +148,9 @@ TEST(WallSensors, IllConditionedFallsBackToShepardAndNoneReadsZero) {
 TEST(WallSensors, AveragedSensorsReportTheMeanOverTheRowsInterval) {
     Case c = test::still_water_case(0.02);
     c.gauges.interval = 0.01;
-    c.gauges.gauges = {sensor("now", {0.0, 0.0, 0.1}), sensor("mean", {1.0, 0.0, 0.1}, 0.0, true),
-                       sensor("wide", {0.5, 0.0, 0.0}, 0.02, true)};
+    c.gauges.gauges = {test::wall_sensor("now", {0.0, 0.0, 0.1}),
+                       test::wall_sensor("mean", {1.0, 0.0, 0.1}, 0.0, true),
+                       test::wall_sensor("wide", {0.5, 0.0, 0.0}, 0.02, true)};
     const GaugePlan plan(c, 2.0 * std::sqrt(2.0) * 0.02);
     ASSERT_EQ(plan.columns().size(), 3u);
     EXPECT_EQ(plan.columns()[1].unit, "Pa");

@@ -7,6 +7,7 @@
 
 #include "physics/kernels.h"
 #include "physics/mdbc.h"
+#include "support/fluid_constants.h"
 
 #include <gtest/gtest.h>
 
@@ -19,17 +20,9 @@ namespace {
 
 constexpr float rho0 = 1000.0f, g = 9.81f;
 
-/// Water's constants as the shipped cases have them (c0 = 30 m/s).
+/// Water (support/fluid_constants.h; c0 = 30 m/s).
 FluidConstants water() {
-    FluidConstants c{};
-    c.rho0 = rho0;
-    c.inv_rho0 = 1.0f / rho0;
-    c.gamma = 7.0f;
-    c.inv_gamma = 1.0f / 7.0f;
-    c.c0 = 30.0f;
-    c.b = c.c0 * c.c0 * rho0 / c.gamma;
-    c.gravity = g;
-    return c;
+    return test::water_constants(0.02f);
 }
 
 /// Fluid particles on a lattice with given densities and velocities, visited by brute force.

@@ -7,6 +7,7 @@
 #include "physics/integrators.h"
 #include "physics/kernels.h"
 #include "physics/physics.h"
+#include "support/fluid_constants.h"
 
 #include <gtest/gtest.h>
 
@@ -39,15 +40,9 @@ struct Lattice {
     }
 };
 
-FluidConstants shifting_constants(float h) {
-    FluidConstants c{};
-    c.rho0 = rho0;
-    c.inv_rho0 = 1.0f / rho0;
-    c.b = rho0 * 30.0f * 30.0f / 7.0f;
-    c.c0 = 30.0f;
-    c.mass = rho0 * dp * dp;
-    c.h = h;
-    c.eta2 = 0.01f * h * h;
+/// Water with shifting on (2D: the free surface below ∇·r = 1.5, the interior at 2).
+FluidConstants shifting_constants() {
+    FluidConstants c = test::water_constants(dp);
     c.shifting.on = true;
     c.shifting.coef = 2.0f;
     c.shifting.surface_threshold = 1.5f;
@@ -60,7 +55,7 @@ Derivatives<2> derivatives_of(const Lattice& l, std::uint32_t i, const Vec<2>& v
                               ShiftingSums<2>* sums_out = nullptr) {
     const float h = std::sqrt(2.0f) * dp;
     const WendlandC2<2> kernel(h);
-    const FluidConstants c = shifting_constants(h);
+    const FluidConstants c = shifting_constants();
     const ParticlesView<2> view{l.velocity.data(), l.density.data(), l.pressure.data(),
                                 l.type.data()};
     InteractionVisitor<2, WendlandC2<2>> visitor{

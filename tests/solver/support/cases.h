@@ -10,6 +10,18 @@
 
 namespace sluice::test {
 
+/// A wall pressure sensor gauge (<sensor>) at `point` (m), face radius (m), averaged or not.
+inline Gauge wall_sensor(const char* name, const Eigen::Vector3d& point, double radius = 0.0,
+                         bool average = false) {
+    Gauge g;
+    g.kind = GaugeKind::sensor;
+    g.name = name;
+    g.point = point;
+    g.radius = radius;
+    g.average = average;
+    return g;
+}
+
 inline Box box(double x0, double z0, double x1, double z1) {
     Box b;
     b.min = Eigen::Vector3d(x0, 0.0, z0);
