@@ -1,24 +1,28 @@
 #!/usr/bin/env python3
-"""Plots a run's gauges over time, one panel per gauge, optionally against an experiment.
+"""Plots a run's gauges and forces over time, one panel per gauge or body, optionally against an
+experiment.
 
     python3 postprocess/plot_gauges.py RUN_DIR [--exp CSV] [--map GAUGE=COLUMN ...]
                                        [--out DIR] [--t-range T0 T1] [--robust SECONDS]
 
 RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` for a case with
-<gauges>). Gauges are grouped by kind into one PNG each, a panel per gauge (small multiples
-over a shared time axis):
+<gauges>), forces.csv (written for a case with named objects: the fluid's force and moment on
+each), or both; each is read with its own time column. Columns are grouped by kind into one
+PNG each, a panel per gauge or body (small multiples over a shared time axis):
   heights.png    columns in m (height and front gauges)
   pressures.png  wall pressure sensors (plain names such as P1, unit Pa) and probe pressures
                  (NAME.pressure)
   velocities.png probe velocities (NAME.velocity_x/_y/_z: one panel per probe)
   densities.png  probe densities (NAME.density)
+  forces.png     forces on bodies (NAME.Fx/.Fy/.Fz: one panel per body; N in 3D, N/m in 2D)
+  moments.png    moments on bodies (NAME.Mx/.My/.Mz: one panel per body; N*m, or N*m/m in 2D)
 and, in general, one PNG per unit for whatever else is there.
 
 --exp CSV (or --experiment CSV): an experiment with a `t` column (s) and columns named like the
-gauges (e.g. H2, P1, P1.pressure; '#' comment lines allowed). --map GAUGE=COLUMN pairs a gauge
-with an experiment column of another name (repeatable, e.g. --map P1.pressure=sensor1). Each
-matched gauge's panel shows the measurement (a line where it has more than 200 samples in the
-shown time range, else markers), and the gauge is compared on the experiment's times (the
+gauges (e.g. H2, P1, P1.pressure, box.Fx; '#' comment lines allowed). --map GAUGE=COLUMN pairs
+a gauge with an experiment column of another name (repeatable, e.g. --map P1.pressure=sensor1).
+Each matched gauge's panel shows the measurement (a line where it has more than 200 samples in
+the shown time range, else markers), and the gauge is compared on the experiment's times (the
 simulation interpolated linearly, only where it has values). Metrics per gauge, printed and
 written to DIR/gauge_errors.csv:
   mae          mean absolute error (gauge units)
@@ -55,6 +59,11 @@ import numpy as np  # noqa: E402
 MARGIN = 0.10  # of the robust span, above and below
 MIN_WINDOW = 5  # samples of the running median, at the least
 LABELLED_CLIPS = 3  # clipped excursions printed per PNG, the largest
+SERIES_FILES = ("gauges.csv", "forces.csv")  # in RUN_DIR, each with its own t column
+FORCE_UNITS = ("N", "N/m")  # forces.csv: 3D, and 2D (per unit width)
+MOMENT_UNITS = ("N*m", "N*m/m")
+FORCE_SUFFIXES = (".Fx", ".Fy", ".Fz")
+MOMENT_SUFFIXES = (".Mx", ".My", ".Mz")
 
 
 def read_series(path):
@@ -88,7 +97,11 @@ def read_series(path):
 
 
 def group_of(name, unit):
-    """(file stem, y label) of a gauge column."""
+    """(file stem, y label) of a gauge or force column."""
+    if name.endswith(FORCE_SUFFIXES) and unit in FORCE_UNITS:
+        return "forces", f"force ({unit})"
+    if name.endswith(MOMENT_SUFFIXES) and unit in MOMENT_UNITS:
+        return "moments", f"moment ({unit})"
     if name.endswith(".pressure") or ("." not in name and unit == "Pa"):
         return "pressures", "pressure (Pa)"
     if ".velocity_" in name:
@@ -101,8 +114,13 @@ def group_of(name, unit):
 
 
 def panel_of(name):
-    """The gauge a column belongs to: a probe's velocity components share one panel."""
-    return name.split(".velocity_")[0] if ".velocity_" in name else name
+    """The gauge or body a column belongs to: a probe's velocity components share one panel, and
+    so do a body's force components and its moment components."""
+    if ".velocity_" in name:
+        return name.split(".velocity_")[0]
+    if name.endswith(FORCE_SUFFIXES + MOMENT_SUFFIXES):
+        return name.rsplit(".", 1)[0]
+    return name
 
 
 def window_samples(t, seconds):
@@ -182,8 +200,9 @@ def draw_panel(ax, sim, exp, columns, mapping, robust, label):
     sim_curves, exp_curves = [], []
     robust = window_samples(sim["t"], robust)
     for name in columns:
+        component = len(columns) > 1 or name.endswith(FORCE_SUFFIXES + MOMENT_SUFFIXES)
         (line,) = ax.plot(sim["t"], sim[name], lw=1.1,
-                          label=name.split(".")[-1] if len(columns) > 1 else "simulation")
+                          label=name.split(".")[-1] if component else "simulation")
         sim_curves.append(sim[name])
         column = mapping.get(name, name)
         if column in exp:
@@ -253,10 +272,11 @@ def plot_group(path, title, label, panels, sim, exp, mapping, robust):
 
 def parse(argv):
     parser = argparse.ArgumentParser(
-        description="Plot gauges.csv of a sluice run, a panel per gauge (optionally against "
-        "an experiment).",
+        description="Plot gauges.csv and forces.csv of a sluice run, a panel per gauge or "
+        "body (optionally against an experiment).",
         epilog="Writes one PNG per gauge group into --out (default RUN_DIR/plots).")
-    parser.add_argument("run_dir", help="sluice output folder holding gauges.csv")
+    parser.add_argument("run_dir",
+                        help="sluice output folder holding gauges.csv and/or forces.csv")
     parser.add_argument("--exp", "--experiment", dest="exp",
                         help="experiment CSV: a t column and columns named as gauges")
     parser.add_argument("--map", action="append", default=[], metavar="GAUGE=COLUMN",
@@ -272,9 +292,11 @@ def parse(argv):
 
 def main(argv=None):
     args = parse(argv)
-    path = os.path.join(args.run_dir, "gauges.csv")
-    if not os.path.exists(path):
-        print(f"plot_gauges: {path} not found (run a case with <gauges>)", file=sys.stderr)
+    paths = [os.path.join(args.run_dir, name) for name in SERIES_FILES]
+    paths = [path for path in paths if os.path.exists(path)]
+    if not paths:
+        print(f"plot_gauges: {os.path.join(args.run_dir, 'gauges.csv')} not found, nor "
+              "forces.csv (run a case with <gauges>, or with named objects)", file=sys.stderr)
         return 2
     mapping = {}
     for item in args.map:
@@ -284,38 +306,46 @@ def main(argv=None):
             return 2
         mapping[gauge] = column
     try:
-        sim, units = read_series(path)
+        runs = [read_series(path) for path in paths]  # [(columns, units)], a time axis each
         exp = read_series(args.exp)[0] if args.exp else {}
     except (OSError, ValueError) as e:
         print(f"plot_gauges: {e}", file=sys.stderr)
         return 2
     for gauge, column in mapping.items():
-        missing = (f"no gauge {gauge}" if gauge not in sim else
+        missing = (f"no gauge {gauge}" if not any(gauge in sim for sim, _ in runs) else
                    f"no experiment column {column}" if column not in exp else None)
         if missing:
             print(f"plot_gauges: --map {gauge}={column}: {missing}", file=sys.stderr)
             return 2
     if args.t_range:
         t0, t1 = args.t_range
-        keep = (sim["t"] >= t0) & (sim["t"] <= t1)
-        if keep.sum() < 2:
-            print(f"plot_gauges: fewer than 2 rows in --t-range {t0:g} {t1:g}", file=sys.stderr)
-            return 2
-        sim = {k: v[keep] for k, v in sim.items()}
+        for k, (sim, units) in enumerate(runs):
+            keep = (sim["t"] >= t0) & (sim["t"] <= t1)
+            if keep.sum() < 2:
+                where = f" of {os.path.basename(paths[k])}" if len(runs) > 1 else ""
+                print(f"plot_gauges: fewer than 2 rows{where} in --t-range {t0:g} {t1:g}",
+                      file=sys.stderr)
+                return 2
+            runs[k] = ({name: v[keep] for name, v in sim.items()}, units)
         if exp:
             keep = (exp["t"] >= t0) & (exp["t"] <= t1)
             exp = {k: v[keep] for k, v in exp.items()}
     out = args.out or os.path.join(args.run_dir, "plots")
     os.makedirs(out, exist_ok=True)
 
-    groups = {}
-    for name in sim:
-        if name != "t":
-            panels = groups.setdefault(group_of(name, units.get(name, "")), {})
+    groups = {}  # (file stem, y label): (the columns' series, {panel: [column]})
+    for path, (sim, units) in zip(paths, runs):
+        for name in sim:
+            if name == "t":
+                continue
+            key = group_of(name, units.get(name, ""))
+            if key in groups and groups[key][0] is not sim:  # the same kind in another file
+                key = (os.path.splitext(os.path.basename(path))[0] + "_" + key[0], key[1])
+            panels = groups.setdefault(key, (sim, {}))[1]
             panels.setdefault(panel_of(name), []).append(name)
 
     run_name = os.path.basename(os.path.normpath(args.run_dir))
-    for (group, label), panels in sorted(groups.items()):
+    for (group, label), (sim, panels) in sorted(groups.items()):
         png = os.path.join(out, f"{group}.png")
         clipped = plot_group(png, f"{run_name}: {group}", label, list(panels.items()), sim,
                              exp, mapping, args.robust)
@@ -327,12 +357,13 @@ def main(argv=None):
 
     if args.exp:
         results = []
-        for name in sim:
-            column = mapping.get(name, name)
-            if name != "t" and column in exp:
-                m = metrics(sim["t"], sim[name], exp["t"], exp[column])
-                if m:
-                    results.append((name, m))
+        for sim, _ in runs:
+            for name in sim:
+                column = mapping.get(name, name)
+                if name != "t" and column in exp:
+                    m = metrics(sim["t"], sim[name], exp["t"], exp[column])
+                    if m:
+                        results.append((name, m))
         if not results:
             print("plot_gauges: no gauge of the run has a matching experiment column",
                   file=sys.stderr)

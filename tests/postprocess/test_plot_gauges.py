@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """postprocess/plot_gauges.py on a gauges.csv in sluice's format and an experiment with a known
 offset: PNGs per group, the error table's numbers, wall sensors (plain names in Pa) against an
-experiment, --map and --t-range, the robust y-range that a spike does not set, --help, and
-clear failures. Exits 77 (ctest: skipped) without numpy or matplotlib."""
+experiment, --map and --t-range, the robust y-range that a spike does not set, a forces.csv
+beside gauges.csv and alone (forces.png and moments.png, a panel per body), --help, and clear
+failures. Exits 77 (ctest: skipped) without numpy or matplotlib."""
 import os
 import subprocess
 import sys
@@ -174,6 +175,72 @@ class PlotGauges(unittest.TestCase):
         r = run(folder, "--exp", exp, "--map", "P2=nothing")
         self.assertEqual(r.returncode, 2)
         self.assertIn("no experiment column nothing", r.stderr)
+
+    def write_forces(self, folder):
+        """forces.csv of a 2D run with bodies `box` and `flap` (per unit width), sampled every
+        5 ms (not on gauges.csv's times): box.Fx = 100 sin(pi t) N/m."""
+        os.makedirs(folder, exist_ok=True)
+        t = np.round(np.arange(0.0, 1.0 + 1e-9, 0.005), 6)
+        columns = [f"{body}.{c}" for body in ("box", "flap") for c in ("Fx", "Fz", "My")]
+        with open(os.path.join(folder, "forces.csv"), "w") as f:
+            f.write("# sluice forces of the fluid on named objects (2D: per unit width)\n"
+                    "# t: s\n")
+            f.write("".join(f"# {c}: {'N*m/m' if c.endswith('My') else 'N/m'}\n"
+                            for c in columns))
+            f.write("t," + ",".join(columns) + "\n")
+            for tk in t:
+                values = [100 * np.sin(np.pi * tk), -50.0 - tk, 5 * tk,
+                          20 * np.cos(np.pi * tk), -10.0, -2 * tk]
+                f.write(f"{tk:.6g}," + ",".join(f"{v:.6g}" for v in values) + "\n")
+
+    def assert_png(self, path):
+        self.assertTrue(os.path.getsize(path) > 1000, path)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_forces_beside_gauges(self):
+        self.write_forces(self.dir)
+        out = os.path.join(self.dir, "plots")
+        r = run(self.dir, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for png in ("heights.png", "pressures.png", "velocities.png", "forces.png",
+                    "moments.png"):
+            self.assert_png(os.path.join(out, png))
+            self.assertIn(f"wrote {os.path.join(out, png)}", r.stdout)
+        self.assertEqual(sorted(os.listdir(out)), ["forces.png", "heights.png", "moments.png",
+                                                   "pressures.png", "velocities.png"])
+
+    def test_only_forces(self):
+        folder = os.path.join(self.dir, "forces_only")
+        self.write_forces(folder)
+        exp = os.path.join(self.dir, "force_exp.csv")
+        with open(exp, "w") as f:
+            f.write("# made-up: box.Fx 1 N/m higher\nt,box.Fx\n")
+            for tk in np.linspace(0.1, 0.9, 17):
+                f.write(f"{tk:.6g},{100 * np.sin(np.pi * tk) + 1.0:.6g}\n")
+        out = os.path.join(folder, "plots")
+        r = run(folder, "--exp", exp, "--t-range", "0.05", "0.95")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["forces.png", "gauge_errors.csv",
+                                                   "moments.png"])
+        self.assert_png(os.path.join(out, "forces.png"))
+        self.assert_png(os.path.join(out, "moments.png"))
+        rows = np.genfromtxt(os.path.join(out, "gauge_errors.csv"), delimiter=",", names=True,
+                             dtype=None, encoding="utf-8")
+        by_name = {row["gauge"]: row for row in np.atleast_1d(rows)}
+        self.assertEqual(set(by_name), {"box.Fx"})
+        self.assertAlmostEqual(by_name["box.Fx"]["mae"], 1.0, delta=1e-3)
+        r = run(folder, "--t-range", "2", "3")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("fewer than 2 rows in --t-range", r.stderr)
+
+    def test_force_columns_are_a_panel_per_body(self):
+        self.assertEqual(plot_gauges.group_of("box.Fx", "N/m"), ("forces", "force (N/m)"))
+        self.assertEqual(plot_gauges.group_of("box.Fy", "N"), ("forces", "force (N)"))
+        self.assertEqual(plot_gauges.group_of("box.My", "N*m/m"), ("moments", "moment (N*m/m)"))
+        self.assertEqual(plot_gauges.group_of("box.Mz", "N*m"), ("moments", "moment (N*m)"))
+        self.assertEqual(plot_gauges.panel_of("box.Fz"), "box")
+        self.assertEqual(plot_gauges.panel_of("wave.flap.My"), "wave.flap")
 
     def test_missing_run_is_a_clear_error(self):
         r = run(os.path.join(self.dir, "nowhere"))
