@@ -1,5 +1,7 @@
 #include "case/case_model.h"
 
+#include "case/geometry_checks.h"
+
 namespace sluice {
 
 const char* to_string(KernelKind k) {
@@ -61,6 +63,28 @@ std::string tank_faces_to_string(unsigned faces) {
         }
     }
     return out;
+}
+
+std::vector<BoundaryObjectRef> boundary_objects(const Case& c) {
+    std::vector<BoundaryObjectRef> out;
+    if (c.tank)
+        out.push_back({&c.tank->object, c.tank->where, tank_with_walls(*c.tank, c.dp), "tank"});
+    for (const Obstacle& o : c.obstacles)
+        out.push_back({&o.object, o.where, o.box, "obstacle"});
+    return out;
+}
+
+bool has_motion(const Case& c) {
+    for (const BoundaryObjectRef& o : boundary_objects(c))
+        if (o.properties->motion)
+            return true;
+    return false;
+}
+
+const char* segment_name(const SegmentMotion& m) {
+    static const char* const names[] = {"rectilinear", "rotation", "sinusoidal", "sinusoidal",
+                                        "file",        "file",     "wavemaker"};
+    return names[m.index()];
 }
 
 } // namespace sluice

@@ -6,6 +6,7 @@
 /// Units are SI (m, s, kg). Points are stored as 3D (x, y, z); in 2D cases y = 0 and the
 /// simulation plane is x–z, gravity along −z.
 
+#include "case/motion_model.h"
 #include "case/shapes.h"
 #include "io/vtp_file.h"
 #include "neighbours/module.h"
@@ -61,6 +62,17 @@ struct FluidRegion {
     Eigen::Vector3d velocity = Eigen::Vector3d::Zero(); ///< m/s at t = 0 (2D: v_y = 0)
 };
 
+/// What every boundary object (the tank, an obstacle) may have besides its shape: a name, under
+/// which forces.csv reports the force and moment of the fluid on it, the point the moment is
+/// taken about, and a prescribed motion (case/motion_model.h).
+struct ObjectProperties {
+    std::string name; ///< empty: no forces reported
+    /// m: the moment's point at t = 0 (it moves with the object); absent: the centre of the
+    /// object's bounding box.
+    std::optional<Eigen::Vector3d> moment_point;
+    std::optional<Motion> motion; ///< absent: the object stays where it was generated
+};
+
 /// Tank walls: `box` is the inside of the tank (the physical wall surfaces are its faces).
 /// Each chosen face gets `layers` layers of boundary particles outside it, at
 /// face − (k + ½)·dp, k = 0 … layers−1; corners between chosen faces are filled.
@@ -69,6 +81,7 @@ struct TankWalls {
     unsigned faces = 0; ///< TankFace bits
     int layers = 3;
     SourceLocation where;
+    ObjectProperties object;
 };
 
 /// A solid filled with boundary particles on the lattice box.min + (i + ½)·dp, like FluidRegion;
@@ -79,6 +92,7 @@ struct Obstacle {
     SourceLocation where;
     Shape shape{};  ///< BoxShape: the box itself
     int layers = 0; ///< 0: filled
+    ObjectProperties object;
 };
 
 struct Constants {
@@ -166,6 +180,8 @@ struct Case {
     std::vector<FluidRegion> fluids;
     std::optional<TankWalls> tank;
     std::vector<Obstacle> obstacles;
+    /// Zones where the fluid's velocity relaxes to rest (wave absorption; <damping>).
+    std::vector<DampingZone> damping;
     /// Simulation domain; particles leaving it are excluded. Default: the bounding box of all
     /// particles grown by 10 % of its largest extent on every side (computed by the reader).
     Box domain;
@@ -178,6 +194,20 @@ struct Case {
     OutputSettings output;
     Gauges gauges;
 };
+
+/// The boundary objects in particle-id order (case/particles.h): the tank when the case has one,
+/// then the obstacles in case order. Each: its properties, where it is written, and its
+/// bounding box at t = 0 (the tank's with its wall layers).
+struct BoundaryObjectRef {
+    const ObjectProperties* properties = nullptr;
+    SourceLocation where;
+    Box box;
+    const char* element = ""; ///< "tank" or "obstacle"
+};
+std::vector<BoundaryObjectRef> boundary_objects(const Case& c);
+
+/// Whether any boundary object of c has a motion.
+bool has_motion(const Case& c);
 
 } // namespace sluice
 

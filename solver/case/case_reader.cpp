@@ -2,6 +2,7 @@
 
 #include "case/gauge_plan.h"
 #include "case/geometry_checks.h"
+#include "case/motion_reader.h"
 #include "case/surface_mesh.h"
 #include "case/xml_reading.h"
 
@@ -210,6 +211,11 @@ void read_constants(const Element& e, Constants& k) {
     k.cfl = e.number("cfl", above_up_to(0, 1)).value_or(k.cfl);
 }
 
+Names with_object_attributes(Names names) {
+    names.insert(names.end(), object_attributes.begin(), object_attributes.end());
+    return names;
+}
+
 void read_geometry(const Reader& r, const Element& g, Case& c) {
     g.require("dp", "the particle spacing in m");
     c.dp = *g.number("dp", greater_than(0));
@@ -228,26 +234,38 @@ void read_geometry(const Reader& r, const Element& g, Case& c) {
         g.fail("<geometry> needs at least one <fluid> region");
 
     if (const XMLElement* x = g.single("tank")) {
-        const Element e(r, *x, {"min", "max", "faces", "layers"});
+        const Element e(r, *x, with_object_attributes({"min", "max", "faces", "layers"}),
+                        {"motion"});
         TankWalls t;
         t.box = read_box(r, e, c.dp);
         t.faces = read_faces(r, e);
         t.layers = e.integer("layers", at_least(1)).value_or(t.layers);
         t.where = e.where();
+        t.object = read_object_properties(r, e, c.constants);
         c.tank = t;
     }
 
     for (const XMLElement* x : g.all("obstacle")) {
-        const Element e(r, *x, {"min", "max", "stl", "scale", "rotate", "translate", "layers"},
-                        {"cylinder", "sphere"});
+        const Element e(
+            r, *x,
+            with_object_attributes({"min", "max", "stl", "scale", "rotate", "translate", "layers"}),
+            {"cylinder", "sphere", "motion"});
         Obstacle o;
         o.where = e.where();
         read_region(r, e, c.dp, o.box, o.shape);
         o.layers = e.integer("layers", at_least(1)).value_or(0);
+        o.object = read_object_properties(r, e, c.constants);
         c.obstacles.push_back(std::move(o));
     }
+    for (const XMLElement* x : g.all("damping"))
+        c.damping.push_back(read_damping(r, Element(r, *x, {"start", "end", "reduction"})));
 
     check_fluid_placement(c);
+}
+
+/// The domain: <geometry>'s <domain>, checked, or the default (geometry_checks.h); after
+/// <run>, since a moving object's sweep over the run belongs in it.
+void read_domain(const Reader& r, const Element& g, Case& c) {
     if (const XMLElement* x = g.single("domain")) {
         const Element e(r, *x, {"min", "max"});
         c.domain = read_box(r, e, 0.0);
@@ -510,7 +528,9 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
     const XMLElement* geometry = s.single("geometry");
     if (!geometry)
         s.fail("<sluice> needs a <geometry> element (dp and the fluid boxes)");
-    read_geometry(r, Element(r, *geometry, {"dp"}, {"domain", "fluid", "tank", "obstacle"}), c);
+    const Element geometry_element(r, *geometry, {"dp"},
+                                   {"domain", "fluid", "tank", "obstacle", "damping"});
+    read_geometry(r, geometry_element, c);
 
     if (const XMLElement* x = s.single("physics"))
         read_physics(Element(r, *x,
@@ -529,6 +549,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
                          {"endTime", "outputInterval", "output", "checkpointInterval",
                           "balanceInterval"}),
                  c.run, c.name);
+    read_domain(r, geometry_element, c);
+    check_objects(r, c);
     if (const XMLElement* x = s.single("output"))
         read_output(Element(r, *x, {"compressor", "level", "fields", "boundary", "writers"}),
                     c.output);

@@ -1,6 +1,7 @@
 #include "case/geometry_checks.h"
 
 #include "case/case_reader.h"
+#include "case/motion_table.h"
 
 #include <algorithm>
 #include <sstream>
@@ -137,6 +138,15 @@ Box default_domain(const Case& c) {
         grow_to(b, tank_with_walls(*c.tank, c.dp));
     for (const Obstacle& o : c.obstacles)
         grow_to(b, o.box);
+    if (has_motion(c)) { // what moving objects sweep over the run
+        const MotionTables tables = make_motion_tables(c, c.run.end_time);
+        const std::vector<BoundaryObjectRef> objects = boundary_objects(c);
+        for (std::uint32_t k = 0; k < tables.objects(); ++k)
+            if (tables.moves[k])
+                grow_to(b, swept_box(tables, k, objects[k].box, c.run.end_time));
+        if (c.dimension == 2)
+            b.min.y() = b.max.y() = 0.0;
+    }
     double largest = 0.0;
     for (const int k : axes(c))
         largest = std::max(largest, b.max[k] - b.min[k]);

@@ -26,8 +26,9 @@ void check_fluid_placement(const Case& c);
 /// \throws CaseError at `domain_where` naming the domain and the region outside it.
 void check_domain(const Case& c, const SourceLocation& domain_where);
 
-/// The bounding box of everything that holds particles, grown by 10 % of its largest extent on
-/// every side (y stays 0 in 2D). Needs at least one fluid box.
+/// The bounding box of everything that holds particles, with the boxes moving objects sweep up
+/// to the run's end time (case/motion_table.h), grown by 10 % of its largest extent on every side
+/// (y stays 0 in 2D). Needs at least one fluid box.
 Box default_domain(const Case& c);
 
 } // namespace sluice

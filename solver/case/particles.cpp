@@ -73,12 +73,13 @@ std::vector<std::array<int, 3>> shell_offsets(int layers, int dimension) {
 /// obstacle). With layers = L > 0 a point is kept only if a lattice point within L·dp of it is
 /// outside the shape (outside the box counts as outside): L layers under a face that lies on the
 /// lattice's half-spacing, like the tank's walls.
+/// `from`: the first region to fill (the earlier ones only exclude points).
 template <class ExcludedT>
 void fill_regions(const std::vector<Region>& regions, const Case& c, ParticleType type,
                   const std::vector<Eigen::Vector3d>& velocities, ExcludedT excluded,
-                  ParticleSet& out) {
+                  ParticleSet& out, std::size_t from = 0) {
     const int d = c.dimension;
-    for (std::size_t r = 0; r < regions.size(); ++r) {
+    for (std::size_t r = from; r < regions.size(); ++r) {
         const Box& box = *regions[r].box;
         std::vector<double> axes[3] = {{0.0}, {0.0}, {0.0}};
         for (int k : used_axes(d))
@@ -268,23 +269,41 @@ ParticleCountEstimate estimate_particle_count(const Case& c) {
 
 namespace {
 
-/// The boundary particles: tank walls, then obstacles in case order.
+/// The boundary particles: tank walls, then obstacles in case order (each obstacle's after the
+/// earlier ones', fill_regions), and each object's ids.
 void fill_boundary(const Case& c, ParticleSet& s) {
-    if (c.tank)
+    auto since = [&](std::size_t first) {
+        s.objects.push_back(
+            {static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(s.size() - first)});
+    };
+    if (c.tank) {
         fill_tank(*c.tank, c, s);
-    std::vector<Region> solids;
-    for (const Obstacle& o : c.obstacles)
-        solids.push_back({&o.box, &o.shape, o.layers});
-    fill_regions(
-        solids, c, ParticleType::boundary, {}, [](const Vector3d&) { return false; }, s);
+        since(0);
+    }
+    for (const Obstacle& o : c.obstacles) {
+        const std::size_t first = s.size();
+        std::vector<Region> solids;
+        for (const Obstacle& earlier : c.obstacles) {
+            solids.push_back({&earlier.box, &earlier.shape, earlier.layers});
+            if (&earlier == &o)
+                break;
+        }
+        // Only the last region is filled: the earlier ones are what its points must not repeat.
+        fill_regions(
+            solids, c, ParticleType::boundary, {}, [](const Vector3d&) { return false; }, s,
+            solids.size() - 1);
+        since(first);
+    }
 }
 
 } // namespace
 
-std::vector<Eigen::Vector3d> boundary_positions(const Case& c) {
+std::vector<Eigen::Vector3d> boundary_positions(const Case& c, std::vector<ObjectIds>* objects) {
     ParticleSet s;
     s.dimension = c.dimension;
     fill_boundary(c, s);
+    if (objects)
+        *objects = std::move(s.objects);
     return std::move(s.position);
 }
 

@@ -9,9 +9,16 @@
 #include <Eigen/Core>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace sluice {
+
+/// The ids of one boundary object's particles: [first, first + count).
+struct ObjectIds {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+};
 
 /// The particles of a case at t = 0 (velocity 0). Index = particle id = generation order:
 /// tank walls, then obstacles (in case order), then fluid boxes (in case order); boundary first,
@@ -24,6 +31,8 @@ struct ParticleSet {
     std::vector<float> density; ///< kg/m³, hydrostatic
     std::size_t fluid_count = 0;
     std::size_t boundary_count = 0;
+    /// Per boundary object (boundary_objects(c)'s order: the tank, then the obstacles) its ids.
+    std::vector<ObjectIds> objects;
     double fluid_height = 0.0;  ///< H_max (m): vertical extent of the fluid, top − bottom
     DerivedConstants constants; ///< derive_constants(case, fluid_height)
 
@@ -67,8 +76,10 @@ ParticleCountEstimate estimate_particle_count(const Case& c);
 ParticleSet generate_particles(const Case& c);
 
 /// The positions of generate_particles(c)'s boundary particles (ids 0 … boundary_count − 1, in
-/// that order), without the fluid: boundary particles never move, so a restarted run finds its
-/// walls' geometry (mDBC's ghost nodes, case/ghost_offsets.h) here.
-std::vector<Eigen::Vector3d> boundary_positions(const Case& c);
+/// that order) as generated, without the fluid: a restarted run finds its walls' geometry (mDBC's
+/// ghost nodes, case/ghost_offsets.h) and a moving wall its reference positions
+/// (case/motion_table.h) here. `objects` (optional) receives each object's ids.
+std::vector<Eigen::Vector3d> boundary_positions(const Case& c,
+                                                std::vector<ObjectIds>* objects = nullptr);
 
 } // namespace sluice
