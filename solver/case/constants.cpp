@@ -70,6 +70,7 @@ FluidConstants make_fluid_constants(const Case& c, const DerivedConstants& d) {
     f.ddt_coef = static_cast<float>(2.0 * p.diffusion_coef * d.h * d.speed_of_sound);
     f.hydro_coef = static_cast<float>(k.rho0 * k.gravity / d.b);
     f.wall_continuity = c.physics.boundary == BoundaryKind::dbc;
+    f.moving_walls = c.physics.boundary == BoundaryKind::mdbc && has_motion(c);
     f.shifting.on = p.shifting == ShiftingKind::fickian;
     f.shifting.coef = static_cast<float>(p.shifting_coef);
     f.shifting.interior_divergence = static_cast<float>(c.dimension);

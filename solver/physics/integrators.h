@@ -106,11 +106,14 @@ SLUICE_HD SLUICE_INLINE void verlet_update(const IntegratorArrays<D>& a, std::ui
 /// Variable time step (Monaghan & Kos 1999; Crespo et al. 2015 eqs. 25–26):
 /// dt = CFL·min(dt_f, dt_cv), dt_f = min_i sqrt(h/|f_i|), dt_cv = h/(c0 + max_ij μ_ij);
 /// with laminar viscosity also dt ≤ 0.125·h²/ν, the viscous diffusion limit (Morris et al. 1997,
-/// as DualSPHysics's laminar model). acceleration_max over fluid particles (m/s²), mu_max (m/s).
+/// as DualSPHysics's laminar model). acceleration_max over fluid particles (m/s²), mu_max (m/s);
+/// wall_speed (m/s): moving walls' largest speed, which bounds dt as μ does (a wall moves less
+/// than CFL·h per step).
 SLUICE_HD SLUICE_INLINE double time_step(const FluidConstants& c, double cfl,
-                                         double acceleration_max, double mu_max) {
+                                         double acceleration_max, double mu_max,
+                                         double wall_speed = 0.0) {
     const double h = c.h;
-    const double dt_cv = h / (c.c0 + mu_max);
+    const double dt_cv = h / (c.c0 + (mu_max > wall_speed ? mu_max : wall_speed));
     const double dt_f = acceleration_max > 0.0 ? sqrt(h / acceleration_max) : dt_cv;
     double dt = cfl * (dt_f < dt_cv ? dt_f : dt_cv);
     if (c.viscosity == ViscosityModel::laminar_lo_shao2002 && c.nu > 0.0f) {

@@ -11,8 +11,9 @@
 /// (|det A| < 10⁻³, DualSPHysics's `determlimit`). The wall particle takes the pressure there
 /// carried to itself by the wall's own pressure gradient, the hydrostatic one of a wall at rest:
 ///   p_b = p(ρ_g) + ρ0 g·(x_b − x_g)     (g the gravity vector)
-/// (Adami, Hu & Adams 2012, J. Comput. Phys. 231, eq. 27, with a_w = 0; the "pressure cloning"
-/// of DualSPHysics 5.4's mDBC), and the density of that pressure, ρ_b = ρ(p_b) (Tait inverted).
+/// (Adami, Hu & Adams 2012, J. Comput. Phys. 231, eq. 27, here with a_w = 0; a moving wall adds
+/// −ρ0 a_w·(x_b − x_g) with its acceleration a_w; the "pressure cloning" of DualSPHysics 5.4's
+/// mDBC), and the density of that pressure, ρ_b = ρ(p_b) (Tait inverted).
 /// English et al. (2022, eq. 11) extrapolate with the density gradient fitted at the node
 /// instead, ρ_b = ρ_g + (x_b − x_g)·∇ρ_g; that gradient includes the fluid's deceleration next
 /// to the wall, which a fixed wall does not carry (the momentum equation at the wall, where the
@@ -79,21 +80,23 @@ struct WallState {
 };
 
 /// The wall particle's density and velocity from its ghost node's sums (file comment).
-/// `to_ghost` = x_g − x_b (m, nonzero); `wall_velocity` v_w (m/s); c: ρ0, the Tait constants
-/// and |g| (along −(component D−1)).
+/// `to_ghost` = x_g − x_b (m, nonzero); `wall_velocity` v_w (m/s) and `wall_acceleration` a_w
+/// (m/s²) of the wall at the particle (0 for a fixed wall); c: ρ0, the Tait constants and |g|
+/// (along −(component D−1)).
 template <int D>
-SLUICE_HD SLUICE_INLINE WallState<D> mdbc_wall_state(const GhostSums<D>& s, const Vec<D>& to_ghost,
-                                                     const Vec<D>& wall_velocity,
-                                                     const FluidConstants& c, WallSlip slip) {
+SLUICE_HD SLUICE_INLINE WallState<D>
+mdbc_wall_state(const GhostSums<D>& s, const Vec<D>& to_ghost, const Vec<D>& wall_velocity,
+                const Vec<D>& wall_acceleration, const FluidConstants& c, WallSlip slip) {
     WallState<D> out{c.rho0, wall_velocity};
     const float shepard = s.density.a[0][0];
     if (!(shepard > 0.0f))
         return out; // no fluid in reach of the ghost node
     double x[D + 1];
     corrected_value(s.density, x); // first order, or Shepard's: the density at the node
-    // p_b = p_g + ρ0 g·(x_b − x_g), g = −|g| e_z: ρ0 |g| (z_g − z_b)
-    const float p_wall =
-        tait_pressure(c, static_cast<float>(x[0])) + c.rho0 * c.gravity * to_ghost[D - 1];
+    // p_b = p_g + ρ0 (g − a_w)·(x_b − x_g) (Adami et al. 2012 eq. 27), g = −|g| e_z:
+    // ρ0 |g| (z_g − z_b) + ρ0 a_w·(x_g − x_b)
+    const float p_wall = tait_pressure(c, static_cast<float>(x[0])) +
+                         c.rho0 * (c.gravity * to_ghost[D - 1] + dot(wall_acceleration, to_ghost));
     out.density = p_wall > 0.0f ? tait_density(c, p_wall) : c.rho0;
     out.density = fmaxf(out.density, c.rho0);
     const Vec<D> v_ghost = (1.0f / shepard) * s.velocity;
@@ -106,15 +109,17 @@ SLUICE_HD SLUICE_INLINE WallState<D> mdbc_wall_state(const GhostSums<D>& s, cons
     return out;
 }
 
-/// The wall state of particle b with ghost offset `to_ghost` from one neighbour query.
+/// The wall state of particle b with ghost offset `to_ghost` (its object's rotation applied)
+/// from one neighbour query; the wall's velocity and acceleration at b as mdbc_wall_state's.
 template <class QueryT, class ViewT, class KernelT, class ParticlesT, int D = ViewT::dimension>
-SLUICE_HD SLUICE_INLINE WallState<D> mdbc_particle(const ViewT& view, const ParticlesT& particles,
-                                                   const KernelT& kernel, const FluidConstants& c,
-                                                   const Vec<D>& position, const Vec<D>& to_ghost,
-                                                   WallSlip slip) {
+SLUICE_HD SLUICE_INLINE WallState<D>
+mdbc_particle(const ViewT& view, const ParticlesT& particles, const KernelT& kernel,
+              const FluidConstants& c, const Vec<D>& position, const Vec<D>& to_ghost,
+              WallSlip slip, const Vec<D>& wall_velocity = Vec<D>{},
+              const Vec<D>& wall_acceleration = Vec<D>{}) {
     GhostNodeVisitor<D, KernelT, ParticlesT> visitor{particles, kernel, c.mass};
     for_each_neighbour<QueryT>(view, position + to_ghost, visitor);
-    return mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c, slip);
+    return mdbc_wall_state(visitor.sums, to_ghost, wall_velocity, wall_acceleration, c, slip);
 }
 
 } // namespace sluice

@@ -11,6 +11,7 @@
 #include "neighbours/query.h"
 #include "neighbours/vec.h"
 #include "physics/kernels.h"
+#include "physics/motion.h"
 #include "physics/shifting.h"
 
 #include <cstdint>
@@ -41,6 +42,10 @@ struct FluidConstants {
     /// DBC: wall particles take the continuity sum; mDBC: they take no sums (their density
     /// comes from their ghost node, mdbc.h).
     bool wall_continuity = true;
+    /// mDBC with moving walls (physics/motion.h): a fluid particle's continuity sum sees a wall
+    /// neighbour at that wall's own velocity, read from its object's motion
+    /// (ParticlesT::wall_velocity); DBC walls carry theirs in their velocity.
+    bool moving_walls = false;
     ShiftingConstants shifting; ///< particle shifting (shifting.h), off by default
 };
 
@@ -111,6 +116,9 @@ struct RuntimeModel {
         return c.diffusion;
     }
     SLUICE_HD SLUICE_INLINE static bool shifting(const FluidConstants& c) { return c.shifting.on; }
+    SLUICE_HD SLUICE_INLINE static bool moving_walls(const FluidConstants& c) {
+        return c.moving_walls;
+    }
 };
 
 template <ViscosityModel V, DensityDiffusion Dd>
@@ -122,9 +130,12 @@ struct FixedModel {
         return Dd;
     }
     SLUICE_HD SLUICE_INLINE static constexpr bool shifting(const FluidConstants&) { return false; }
-    /// Whether a case's constants are this model's (without shifting).
+    SLUICE_HD SLUICE_INLINE static constexpr bool moving_walls(const FluidConstants&) {
+        return false;
+    }
+    /// Whether a case's constants are this model's (without shifting, nor mDBC's moving walls).
     static bool matches(const FluidConstants& c) {
-        return c.viscosity == V && c.diffusion == Dd && !c.shifting.on;
+        return c.viscosity == V && c.diffusion == Dd && !c.shifting.on && !c.moving_walls;
     }
 };
 
@@ -147,6 +158,9 @@ struct ParticlesView {
     const float* density = nullptr;   ///< kg/m³
     const float* pressure = nullptr;  ///< Pa, tait_pressure(density), computed before the pass
     const ParticleType* type = nullptr;
+    /// mDBC with moving walls (FluidConstants::moving_walls): the ids and the walls' motion.
+    const std::uint32_t* id = nullptr;
+    MovingWallsView<D> walls{};
 
     /// What the pair terms read of neighbour j first (the interface every particle layout
     /// offers InteractionVisitor; packed_particles.h has the GPU's).
@@ -156,6 +170,10 @@ struct ParticlesView {
     /// p_j/ρ_j² (m⁵/(kg·s²)); rho_j = motion(j).density.
     SLUICE_HD SLUICE_INLINE float p_rho2(std::uint32_t j, float rho_j) const {
         return pressure[j] / (rho_j * rho_j);
+    }
+    /// Wall particle j's own velocity at its position x_j (m/s; moving walls only).
+    SLUICE_HD SLUICE_INLINE Vec<D> wall_velocity(std::uint32_t j, const Vec<D>& x_j) const {
+        return walls.wall_velocity(id[j], x_j);
     }
 };
 
@@ -168,17 +186,36 @@ struct Derivatives {
     Vec<D> shift_velocity{};   ///< with shifting, fluid: u_s (m/s, shifting.h); else zero
 };
 
+/// The momentum pair term of particle i with neighbour j (Crespo et al. 2015 eqs. 7, 9, 10):
+/// adds \f$-m_j (p_i/\rho_i^2 + p_j/\rho_j^2 + \Pi_{ij}) \nabla_i W_{ij}\f$ (+ the laminar
+/// term) to `acceleration`. The interaction pass (InteractionVisitor) and the force on a body
+/// (forces.h) both take it from here. ModelT as InteractionVisitor's.
+template <class ModelT, int D>
+SLUICE_HD SLUICE_INLINE void
+add_momentum_pair(const FluidConstants& c, float p_rho2_i, float p_rho2_j, float mu_ij, float rho_i,
+                  float rho_j, float fac, float r2, float inv_rr2, const Vec<D>& vij,
+                  const Vec<D>& rij, Vec<D>& acceleration) {
+    float pair = p_rho2_i + p_rho2_j;
+    if (ModelT::viscosity(c) == ViscosityModel::artificial_monaghan1992)
+        pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
+    else
+        acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_i, rho_j) * vij;
+    acceleration -= (c.mass * pair * fac) * rij;
+}
+
 /// The sums over the neighbours j of one particle i (Crespo et al. 2015 eqs. 2–3, 7–14):
 /// - continuity, all pairs: \f$\frac{d\rho_i}{dt} = \sum_j m_j\, \mathbf v_{ij}\cdot\nabla_i
 ///   W_{ij}\f$ (+ density diffusion between fluid particles only, as DualSPHysics);
 /// - momentum, fluid i only: \f$\frac{d\mathbf v_i}{dt} = -\sum_j m_j (p_i/\rho_i^2 +
 ///   p_j/\rho_j^2 + \Pi_{ij}) \nabla_i W_{ij}\f$ (+ laminar term) — the symmetric form, so pair
 ///   forces cancel (Monaghan 1992, 2005). Gravity is added by interact_particle.
-/// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum; with mDBC
-/// (c.wall_continuity false) they take none (the backends skip them: their density comes from
-/// their ghost node, mdbc.h), and a fluid particle's continuity sum sees a wall neighbour at
-/// the wall's own velocity (0: walls are fixed) while its viscous terms see the velocity mDBC
-/// gave the wall (no-slip or free-slip).
+/// Boundary particles i (DBC, Crespo et al. 2007) take only the continuity sum, over their fluid
+/// neighbours (as DualSPHysics: walls at rest add +0 with each other anyway, and two moving
+/// objects' walls must not compress each other); with mDBC (c.wall_continuity false) they take
+/// none (the backends skip them: their density comes from their ghost node, mdbc.h), and a
+/// fluid particle's continuity sum sees a wall neighbour at the wall's own velocity (0 for a
+/// fixed wall; with moving walls its object's, ModelT::moving_walls) while its viscous terms see
+/// the velocity mDBC gave the wall (no-slip or free-slip).
 /// The visitor sees only true neighbours (r < 2h) including i itself (r = 0, adds nothing).
 /// ParticlesT is the particle layout: ParticlesView<D> (CPU, arrays of each quantity) or the
 /// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j). ModelT:
@@ -193,21 +230,30 @@ struct InteractionVisitor {
     float rho_i;
     float p_rho2_i; ///< p_i/ρ_i²
     bool fluid_i;
+    Vec<D> pos_i{}; ///< m; read only with ModelT::moving_walls (a wall neighbour's position)
     // sums
     Derivatives<D> sum{};
     ShiftingSums<D> shift{};
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
-        const float fac = kernel.grad_factor(sqrtf(r2));
         const NeighbourMotion<D> mj = particles.motion(j);
+        if (!fluid_i && !mj.fluid) // wall with wall: nothing (the class comment)
+            return;
+        const float fac = kernel.grad_factor(sqrtf(r2));
         const Vec<D> vij = vel_i - mj.velocity;
         const float vr = dot(vij, rij);
         const float inv_rr2 = 1.0f / (r2 + c.eta2); // one division for every term below
         const float mu_ij = c.h * vr * inv_rr2;
         sum.mu_max = fmaxf(sum.mu_max, fabsf(mu_ij));
         // Continuity: m_j v_ij·∇W = m_j (v_ij·r_ij) F. An mDBC wall's stored velocity is the
-        // viscous terms' (mdbc.h); continuity sees the wall's own, 0 for fixed walls.
-        const float vr_continuity = (!c.wall_continuity && !mj.fluid) ? dot(vel_i, rij) : vr;
+        // viscous terms' (mdbc.h); continuity sees the wall's own: 0 for a fixed wall, its
+        // object's for a moving one.
+        const float vr_continuity =
+            (!c.wall_continuity && !mj.fluid)
+                ? (ModelT::moving_walls(c)
+                       ? dot(vel_i - particles.wall_velocity(j, pos_i - rij), rij)
+                       : dot(vel_i, rij))
+                : vr;
         sum.density_rate += c.mass * vr_continuity * fac;
         if (!fluid_i)
             return;
@@ -225,12 +271,8 @@ struct InteractionVisitor {
                                                       rho_j);
         }
 
-        float pair = p_rho2_i + particles.p_rho2(j, rho_j);
-        if (ModelT::viscosity(c) == ViscosityModel::artificial_monaghan1992)
-            pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
-        else
-            sum.acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_i, rho_j) * vij;
-        sum.acceleration -= (c.mass * pair * fac) * rij;
+        add_momentum_pair<ModelT>(c, p_rho2_i, particles.p_rho2(j, rho_j), mu_ij, rho_i, rho_j, fac,
+                                  r2, inv_rr2, vij, rij, sum.acceleration);
     }
 
     /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.
@@ -258,7 +300,8 @@ interact_particle(const ViewT& view, const ParticlesView<D>& particles, const Ke
                                            particles.velocity[i],
                                            rho_i,
                                            particles.pressure[i] / (rho_i * rho_i),
-                                           particles.type[i] == ParticleType::fluid};
+                                           particles.type[i] == ParticleType::fluid,
+                                           view.positions[i]};
     for_each_neighbour<QueryT>(view, view.positions[i], visitor);
     return visitor.result();
 }

@@ -101,7 +101,7 @@ TEST(Mdbc, HydrostaticWaterGivesTheWallItsHydrostaticPressure) {
     Vec<2> to_ghost{};
     to_ghost[1] = 3.0f * dp;
     const GhostSums<2> s = sums_at(cloud, kernel, mass, wall + to_ghost);
-    const WallState<2> w = mdbc_wall_state(s, to_ghost, Vec<2>{}, c, WallSlip::no_slip);
+    const WallState<2> w = mdbc_wall_state(s, to_ghost, Vec<2>{}, Vec<2>{}, c, WallSlip::no_slip);
     const float expected = rho0 * g * (depth - wall[1]); // 4218 Pa
     EXPECT_NEAR(tait_pressure(c, w.density), expected, 1e-3f * expected);
     // The wall particle is ρ0·g·3dp above the pressure at the node (here Shepard's, which the
@@ -128,7 +128,7 @@ TEST(Mdbc, CornerGhostNodesAreExactForHydrostaticWater) {
     to_ghost[0] = dp;
     to_ghost[1] = 3.0f * dp;
     const WallState<2> w = mdbc_wall_state(sums_at(cloud, kernel, mass, wall + to_ghost), to_ghost,
-                                           Vec<2>{}, c, WallSlip::no_slip);
+                                           Vec<2>{}, Vec<2>{}, c, WallSlip::no_slip);
     const float expected = rho0 * g * (depth - wall[1]);
     EXPECT_NEAR(tait_pressure(c, w.density), expected, 1e-3f * expected);
 
@@ -136,7 +136,7 @@ TEST(Mdbc, CornerGhostNodesAreExactForHydrostaticWater) {
     const Cloud<2> tilted = lattice_2d(dp, 20, 20, sloped, [](const Vec<2>&) { return Vec<2>{}; });
     const Vec<2> node = wall + to_ghost;
     const WallState<2> t = mdbc_wall_state(sums_at(tilted, kernel, mass, node), to_ghost, Vec<2>{},
-                                           c, WallSlip::no_slip);
+                                           Vec<2>{}, c, WallSlip::no_slip);
     const float at_node = tait_pressure(c, sloped(node)) + rho0 * g * to_ghost[1];
     EXPECT_NEAR(tait_pressure(c, t.density), at_node, 2e-3f * at_node);
 }
@@ -163,7 +163,7 @@ TEST(Mdbc, FallsBackToShepardThenToTheReferenceDensity) {
     const Vec<2> wall{};
     const FluidConstants c = water();
     const WallState<2> single = mdbc_wall_state(sums_at(one, kernel, mass, wall + to_ghost),
-                                                to_ghost, Vec<2>{}, c, WallSlip::no_slip);
+                                                to_ghost, Vec<2>{}, Vec<2>{}, c, WallSlip::no_slip);
     EXPECT_NEAR(tait_pressure(c, single.density),
                 tait_pressure(c, 1003.0f) + rho0 * g * to_ghost[1], 0.5f); // float rounding
     EXPECT_GT(single.density, 1003.0f);
@@ -171,13 +171,13 @@ TEST(Mdbc, FallsBackToShepardThenToTheReferenceDensity) {
 
     one.density = {990.0f};
     const WallState<2> light = mdbc_wall_state(sums_at(one, kernel, mass, wall + to_ghost),
-                                               to_ghost, Vec<2>{}, c, WallSlip::no_slip);
+                                               to_ghost, Vec<2>{}, Vec<2>{}, c, WallSlip::no_slip);
     EXPECT_EQ(light.density, rho0);
 
     Vec<2> far{};
     far[1] = 1.0f;
-    const WallState<2> dry = mdbc_wall_state(sums_at(one, kernel, mass, far), to_ghost, Vec<2>{}, c,
-                                             WallSlip::free_slip);
+    const WallState<2> dry = mdbc_wall_state(sums_at(one, kernel, mass, far), to_ghost, Vec<2>{},
+                                             Vec<2>{}, c, WallSlip::free_slip);
     EXPECT_EQ(dry.density, rho0);
     EXPECT_EQ(dry.velocity[0], 0.0f);
     EXPECT_EQ(dry.velocity[1], 0.0f);
@@ -204,10 +204,12 @@ TEST(Mdbc, WallVelocityMirrorsTheFluidForEachSlipCondition) {
     to_ghost[1] = dp;
     const GhostSums<2> s = sums_at(cloud, kernel, mass, wall + to_ghost);
     const FluidConstants c = water();
-    const WallState<2> no_slip = mdbc_wall_state(s, to_ghost, Vec<2>{}, c, WallSlip::no_slip);
+    const WallState<2> no_slip =
+        mdbc_wall_state(s, to_ghost, Vec<2>{}, Vec<2>{}, c, WallSlip::no_slip);
     EXPECT_NEAR(no_slip.velocity[0], -0.8f, 1e-5f);
     EXPECT_NEAR(no_slip.velocity[1], 0.2f, 1e-5f);
-    const WallState<2> free = mdbc_wall_state(s, to_ghost, Vec<2>{}, c, WallSlip::free_slip);
+    const WallState<2> free =
+        mdbc_wall_state(s, to_ghost, Vec<2>{}, Vec<2>{}, c, WallSlip::free_slip);
     EXPECT_NEAR(free.velocity[0], 0.8f, 1e-5f);
     EXPECT_NEAR(free.velocity[1], 0.2f, 1e-5f);
     // A uniform field at the node, plus the hydrostatic difference to the wall particle.
