@@ -6,11 +6,13 @@
 
 #include "backends/backend_options.h"
 #include "case/constants.h"
+#include "case/motion_table.h"
 #include "case/particles.h"
 #include "case/wall_normals.h"
 #include "io/async_output.h"
 #include "neighbours/grid.h"
 
+#include <cmath>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -75,6 +77,61 @@ void print_wall_normals(std::ostream& out, const Case& c, const ParticleSet& par
     out << "\n";
 }
 
+/// A wave maker's line: its theory's wave (case/wave_maker.h), so that kd, the wavelength and
+/// the paddle's stroke are seen before a run.
+std::string wave_maker_text(const WaveMakerMotion& m) {
+    const WaveMakerSpec& w = m.spec;
+    std::ostringstream t;
+    const bool piston = w.kind == WaveMakerKind::piston;
+    t << (piston ? "piston" : "flap") << " wave maker, ";
+    const std::vector<PaddleComponent> paddle = paddle_motion(w);
+    const double period = w.waves == WaveSpectrum::regular ? w.period : w.peak_period;
+    const double omega = 2.0 * 3.14159265358979323846 / period;
+    const double k = wave_number(omega, w.depth, w.gravity);
+    if (w.waves == WaveSpectrum::regular)
+        t << "regular waves H = " << w.height << " m, T = " << w.period << " s";
+    else
+        t << "JONSWAP Hs = " << w.significant_height << " m, Tp = " << w.peak_period << " s, gamma "
+          << w.gamma << ", " << w.components << " components, seed " << w.seed;
+    t << ", depth " << w.depth << " m: L = " << 2.0 * 3.14159265358979323846 / k
+      << " m, kd = " << k * w.depth;
+    if (w.waves == WaveSpectrum::regular)
+        t << ", " << (piston ? "stroke S = " : "flap angle amplitude ")
+          << (piston ? 2.0 * paddle[0].amplitude : paddle[0].amplitude * 180.0 / 3.14159265358979)
+          << (piston ? " m" : " degrees") << (w.second_order ? " + Madsen's second order" : "");
+    t << ", ramp " << w.ramp << " s";
+    return t.str();
+}
+
+/// The boundary objects: each one's particles, name, motion; the damping zones.
+void print_objects(std::ostream& out, const Case& c, const ParticleSet& particles) {
+    const std::vector<BoundaryObjectRef> objects = boundary_objects(c);
+    for (std::size_t k = 0; k < objects.size() && k < particles.objects.size(); ++k) {
+        const ObjectProperties& p = *objects[k].properties;
+        out << (k ? "                  " : "  objects         ") << objects[k].element << " (line "
+            << objects[k].where.line << ", " << particles.objects[k].count << " particles)";
+        if (!p.name.empty())
+            out << " '" << p.name << "': force and moment in forces.csv";
+        if (p.motion) {
+            out << "; moves:";
+            for (const MotionSegment& seg : p.motion->segments) {
+                out << " " << segment_name(seg.motion) << " " << seg.start << "-"
+                    << (std::isfinite(seg.end) ? std::to_string(seg.end) : std::string("end"))
+                    << " s";
+                if (const auto* w = std::get_if<WaveMakerMotion>(&seg.motion))
+                    out << " (" << wave_maker_text(*w) << ")";
+            }
+        }
+        out << "\n";
+    }
+    if (has_motion(c))
+        out << "  wall speed      at most " << make_motion_tables(c, c.run.end_time).speed_bound
+            << " m/s over the run\n";
+    for (const DampingZone& z : c.damping)
+        out << "  damping         line " << z.line << ": over " << (z.end - z.start).norm()
+            << " m, reduction " << z.reduction << " 1/s\n";
+}
+
 } // namespace
 
 int check_command(const Options& o) {
@@ -91,6 +148,7 @@ int check_command(const Options& o) {
               << " fluid, " << particles.boundary_count << " boundary)\n"
               << "  dp              " << c.dp << " m\n";
     print_wall_normals(std::cout, c, particles);
+    print_objects(std::cout, c, particles);
     std::cout << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
               << "  c0              " << k.speed_of_sound << " m/s\n"
               << "  initial dt      " << k.initial_dt << " s\n";

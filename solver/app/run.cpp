@@ -77,6 +77,14 @@ void Run::open_output() {
     s.case_name = c_.name;
     s.format = c_.output.format;
     s.boundary_only_first = c_.output.boundary_only_first;
+    if (s.boundary_only_first && has_motion(c_)) { // moving objects in every snapshot
+        std::vector<ObjectIds> objects;
+        (void)boundary_positions(c_, &objects);
+        const std::vector<BoundaryObjectRef> refs = boundary_objects(c_);
+        for (std::size_t k = 0; k < refs.size() && k < objects.size(); ++k)
+            if (refs[k].properties->motion)
+                s.format.moving_boundary.push_back({objects[k].first, objects[k].count});
+    }
     s.writers = c_.output.writers ? c_.output.writers : default_writer_count();
     s.diagnostics = diagnostics_constants_;
     std::uint64_t next_output = 1;
@@ -112,49 +120,77 @@ void Run::open_output() {
 
 /// gauges.csv: sampled every <gauges interval> on the backend, written as the run goes. A
 /// sample is begun after the step that reaches its time; the row writer's thread waits for it
-/// and writes its row while the simulation steps on.
+/// and writes its row while the simulation steps on. forces.csv (named objects): at the same
+/// times, or every output interval in a case without gauges.
 void Run::open_gauges() {
-    if (c_.gauges.interval <= 0.0)
-        return;
-    gauge_plan_ = std::make_unique<GaugePlan>(c_, sim_->constants().support);
-    sensor_averages_ = std::make_unique<SensorAverages>(*gauge_plan_);
-    std::vector<std::string> comments = {
-        "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
-            " s (cases/README.md: height = where the fluid fraction first falls below 1/2 above "
-            "the lowest water, probe = "
-            "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
-            "within 2 dp, sensor = the wall's pressure on its face, corrected interpolation of "
-            "the wall particles, averaged ones the mean over the steps since the previous row); "
-            "empty = no fluid there",
-        "t: s"};
-    std::vector<std::string> names;
-    for (const GaugeColumn& col : gauge_plan_->columns()) {
-        comments.push_back(col.name + ": " + col.unit);
-        names.push_back(col.name);
+    const bool gauges = c_.gauges.interval > 0.0;
+    bool named = false;
+    for (const BoundaryObjectRef& o : boundary_objects(c_))
+        named = named || !o.properties->name.empty();
+    if (named) {
+        std::vector<ObjectIds> objects;
+        (void)boundary_positions(c_, &objects);
+        force_plan_ = std::make_unique<ForcePlan>(c_, objects);
+        std::vector<std::string> comments = {
+            "sluice forces of case " + c_.name +
+                " (cases/README.md: the force of the fluid on each named object, from the "
+                "step's pair terms, and its moment about the object's momentPoint, which moves "
+                "with it; 2D: per unit width)",
+            "t: s"};
+        std::vector<std::string> names;
+        for (const GaugeColumn& col : force_plan_->columns()) {
+            comments.push_back(col.name + ": " + col.unit);
+            names.push_back(col.name);
+        }
+        output_->open_forces(comments, names,
+                             [this](const GaugeResponse& r) { return force_plan_->evaluate(r); });
     }
-    output_->open_gauges(
-        comments, names, [this](const GaugeResponse& r) { return sensor_averages_->row(r); },
-        [this](const GaugeResponse& r) { sensor_averages_->add_step(r); });
-    const std::uint64_t next_gauge =
-        restart_ ? static_cast<std::uint64_t>(
-                       std::floor(sim_->time() / c_.gauges.interval * (1.0 + 1e-12))) +
-                       1
-                 : 0;
-    // Averaged sensors: their points sampled after every step between rows as well (the
-    // sample is begun on the device and read by the row writer's thread, as a row's).
+    if (!gauges && !force_plan_)
+        return;
+    const double interval = gauges ? c_.gauges.interval : c_.run.output_interval;
     StepLoop::Fire between;
-    if (!gauge_plan_->step_request().wall_points.empty())
-        between = [this] {
-            const auto t0 = Clock::now();
-            output_->accumulate_gauges(sim_->begin_gauges(gauge_plan_->step_request()));
-            gauge_seconds_ += seconds_since(t0);
-        };
+    if (gauges) {
+        gauge_plan_ = std::make_unique<GaugePlan>(c_, sim_->constants().support);
+        sensor_averages_ = std::make_unique<SensorAverages>(*gauge_plan_);
+        std::vector<std::string> comments = {
+            "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
+                " s (cases/README.md: height = where the fluid fraction first falls below 1/2 "
+                "above the lowest water, probe = "
+                "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
+                "within 2 dp, sensor = the wall's pressure on its face, corrected interpolation "
+                "of the wall particles, averaged ones the mean over the steps since the previous "
+                "row); empty = no fluid there",
+            "t: s"};
+        std::vector<std::string> names;
+        for (const GaugeColumn& col : gauge_plan_->columns()) {
+            comments.push_back(col.name + ": " + col.unit);
+            names.push_back(col.name);
+        }
+        output_->open_gauges(
+            comments, names, [this](const GaugeResponse& r) { return sensor_averages_->row(r); },
+            [this](const GaugeResponse& r) { sensor_averages_->add_step(r); });
+        // Averaged sensors: their points sampled after every step between rows as well (the
+        // sample is begun on the device and read by the row writer's thread, as a row's).
+        if (!gauge_plan_->step_request().wall_points.empty())
+            between = [this] {
+                const auto t0 = Clock::now();
+                output_->accumulate_gauges(sim_->begin_gauges(gauge_plan_->step_request()));
+                gauge_seconds_ += seconds_since(t0);
+            };
+    }
+    const std::uint64_t next_gauge =
+        restart_
+            ? static_cast<std::uint64_t>(std::floor(sim_->time() / interval * (1.0 + 1e-12))) + 1
+            : 0;
     loop_.gauges(
-        Cadence::multiples(c_.gauges.interval, next_gauge),
+        Cadence::multiples(interval, next_gauge),
         [this] {
             const auto t0 = Clock::now();
             // Several processes: every one takes part in the sample, the first writes the row.
-            output_->submit_gauges(sim_->time(), sim_->begin_gauges(gauge_plan_->request()));
+            if (gauge_plan_)
+                output_->submit_gauges(sim_->time(), sim_->begin_gauges(gauge_plan_->request()));
+            if (force_plan_)
+                output_->submit_forces(sim_->time(), sim_->begin_gauges(force_plan_->request()));
             gauge_seconds_ += seconds_since(t0);
         },
         between);

@@ -10,6 +10,7 @@
 #include "app/restart.h"
 #include "app/step_loop.h"
 #include "app/tune.h"
+#include "case/force_plan.h"
 #include "case/gauge_plan.h"
 #include "io/checkpoint.h"
 #include "io/run_output.h"
@@ -77,6 +78,7 @@ private:
     DiagnosticsConstants diagnostics_constants_;
     std::unique_ptr<GaugePlan> gauge_plan_;
     std::unique_ptr<SensorAverages> sensor_averages_; ///< used by gauges.csv's writer thread
+    std::unique_ptr<ForcePlan> force_plan_;           ///< named objects: forces.csv
     std::unique_ptr<RunOutput> output_;
     std::vector<double> output_times_; ///< of every snapshot submitted, in order
     ProgressReporter progress_;

@@ -12,7 +12,8 @@ namespace sluice {
 /// A run over several processes adds `halo` (sending and receiving halo copies, and refreshing
 /// them), `migration` (particles that crossed a face) and `waiting` (the reductions over every
 /// process: dt, checks, load balancing; mostly the wait for the slowest); they are listed only
-/// in such a run. `boundary` (mDBC's BoundaryCondition pass) is listed only when it took time.
+/// in such a run. `boundary` (mDBC's BoundaryCondition pass) and `motion` (moving walls' Motion
+/// pass; damping zones count in `integration`) are listed only when they took time.
 enum StepStage {
     construction,
     reorder,
@@ -23,6 +24,7 @@ enum StepStage {
     migration,
     waiting,
     boundary,
+    motion,
     step_stage_count
 };
 
@@ -40,17 +42,19 @@ inline StageTimes named_stage_times(const double (&seconds)[step_stage_count],
                       {"gauges", gauge_seconds}};
     if (seconds[halo] == 0.0 && seconds[migration] == 0.0 && seconds[waiting] == 0.0)
         out.erase(out.begin() + halo, out.begin() + waiting + 1);
+    if (seconds[motion] > 0.0) // after integration
+        out.insert(out.begin() + integration + 1, {"motion", seconds[motion]});
     if (seconds[boundary] > 0.0)
         out.insert(out.begin() + interaction, {"boundary", seconds[boundary]});
     return out;
 }
 
 /// A process's own work in the step's stages so far (s): construction, reorder, boundary,
-/// interaction, integration and checks (not the exchanges, nor the waiting for other processes),
-/// what load balancing compares (work_since_balance).
+/// interaction, integration, motion and checks (not the exchanges, nor the waiting for other
+/// processes), what load balancing compares (work_since_balance).
 inline double step_work_seconds(const double (&seconds)[step_stage_count]) {
     return seconds[construction] + seconds[reorder] + seconds[boundary] + seconds[interaction] +
-           seconds[integration] + seconds[checks];
+           seconds[integration] + seconds[motion] + seconds[checks];
 }
 
 } // namespace sluice

@@ -1,5 +1,6 @@
 #include "backends/step_plan.h"
 
+#include "case/motion_table.h"
 #include "case/state_conversion.h"
 
 #include <stdexcept>
@@ -26,6 +27,10 @@ struct PassName {
                : p.stage == IntegrationStage::correct ? "integration (correct)"
                                                       : "integration (verlet)";
     }
+    const char* operator()(pass::Motion p) const {
+        return p.stage == IntegrationStage::predict ? "motion (half step)" : "motion";
+    }
+    const char* operator()(pass::Damping) const { return "damping"; }
     const char* operator()(pass::HaloRefresh p) const {
         return p.on_build ? "halo refresh (walls)" : "halo refresh";
     }
@@ -48,7 +53,15 @@ CorrectorNeighbours corrector_neighbours(const Case& c, const PlanRequest& reque
 }
 
 std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_walls,
-                                CorrectorNeighbours corrector) {
+                                CorrectorNeighbours corrector, bool moving, bool damping) {
+    // Moving walls follow every integration (before a halo refresh reads them), damping the last.
+    const auto integrate = [&](std::vector<StepPass>& passes, IntegrationStage stage) {
+        passes.emplace_back(pass::Integration{stage});
+        if (moving)
+            passes.emplace_back(pass::Motion{stage});
+        if (damping && stage != IntegrationStage::predict)
+            passes.emplace_back(pass::Damping{});
+    };
     std::vector<StepPass> passes;
     if (several)
         passes.emplace_back(pass::Exchange{});
@@ -61,7 +74,7 @@ std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_wal
     if (symplectic) {
         passes.emplace_back(pass::Interaction{InteractionRole::predictor});
         passes.emplace_back(pass::TimeStep{});
-        passes.emplace_back(pass::Integration{IntegrationStage::predict});
+        integrate(passes, IntegrationStage::predict);
         if (several)
             passes.emplace_back(pass::HaloRefresh{});
         if (corrector == CorrectorNeighbours::rebuild)
@@ -69,11 +82,11 @@ std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_wal
         else
             passes.emplace_back(pass::ReuseStructure{});
         passes.emplace_back(pass::Interaction{InteractionRole::corrector});
-        passes.emplace_back(pass::Integration{IntegrationStage::correct});
+        integrate(passes, IntegrationStage::correct);
     } else {
         passes.emplace_back(pass::Interaction{InteractionRole::verlet});
         passes.emplace_back(pass::TimeStep{});
-        passes.emplace_back(pass::Integration{IntegrationStage::verlet});
+        integrate(passes, IntegrationStage::verlet);
     }
     passes.emplace_back(pass::Checks{});
     if (several)
@@ -120,8 +133,23 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.corrector = corrector_neighbours(c, request);
     p.several_processes = request.several_processes;
     p.balance_interval = request.several_processes ? c.run.balance_interval : 0;
-    p.passes =
-        passes_of(p.symplectic(), request.several_processes, p.modified_walls(), p.corrector);
+    if (has_motion(c)) {
+        p.moving_walls = true;
+        p.wall_speed_bound =
+            static_cast<float>(make_motion_tables(c, c.run.end_time).speed_bound * (1.0 + 1e-6));
+    }
+    for (const DampingZone& z : c.damping) {
+        DampingZoneData<D> d;
+        const Eigen::Vector3d along = (z.end - z.start) / (z.end - z.start).squaredNorm();
+        d.start = from_array3<D>({static_cast<float>(z.start.x()), static_cast<float>(z.start.y()),
+                                  static_cast<float>(z.start.z())});
+        d.direction = from_array3<D>({static_cast<float>(along.x()), static_cast<float>(along.y()),
+                                      static_cast<float>(along.z())});
+        d.reduction = static_cast<float>(z.reduction);
+        p.damping.push_back(d);
+    }
+    p.passes = passes_of(p.symplectic(), request.several_processes, p.modified_walls(), p.corrector,
+                         p.moving_walls, !p.damping.empty());
     return p;
 }
 

@@ -15,6 +15,8 @@
 /// | Interaction      | interaction.cpp   | interaction.cu      |
 /// | TimeStep         | integration.cpp   | integration.cu      |
 /// | Integration      | integration.cpp   | integration.cu      |
+/// | Motion           | motion.cpp        | motion.cu           |
+/// | Damping          | motion.cpp        | motion.cu           |
 /// | HaloRefresh      | exchange.cpp      | exchange.cu         |
 /// | Checks           | checks.cpp        | checks.cu           |
 /// | Balance          | exchange.cpp      | exchange.cu         |
@@ -29,6 +31,7 @@
 #include "case/domain_grid.h"
 #include "neighbours/grid.h"
 #include "neighbours/module.h"
+#include "physics/damping.h"
 #include "physics/kernels.h"
 #include "physics/mdbc.h"
 #include "physics/physics.h"
@@ -73,6 +76,17 @@ struct TimeStep {};
 struct Integration {
     IntegrationStage stage = IntegrationStage::predict;
 };
+/// Moving boundaries (physics/motion.h): after an integration, every wall particle of a moving
+/// object takes its position and velocity from its object's motion at the integration's time,
+/// t + dt/2 after the predictor, t + dt after the corrector or the Verlet step (`motion`). With
+/// mDBC its velocity stays the BoundaryCondition pass's (the wall's own enters through the
+/// motion, physics.h).
+struct Motion {
+    IntegrationStage stage = IntegrationStage::correct;
+};
+/// Damping zones (physics/damping.h): after the step's last integration the fluid's velocity
+/// relaxes in each zone (`integration`).
+struct Damping {};
 /// Several processes: the halo copies take their owners' state (`halo`): at n+½, after the
 /// predictor's integration, or (`on_build`) after the BoundaryCondition pass, when the positions
 /// the last build read are the state's (the CUDA backend's reorder layout keeps them apart).
@@ -86,9 +100,10 @@ struct Checks {};
 struct Balance {};
 } // namespace pass
 
-using StepPass = std::variant<pass::Exchange, pass::Construction, pass::BoundaryCondition,
-                              pass::ReuseStructure, pass::Interaction, pass::TimeStep,
-                              pass::Integration, pass::HaloRefresh, pass::Checks, pass::Balance>;
+using StepPass =
+    std::variant<pass::Exchange, pass::Construction, pass::BoundaryCondition, pass::ReuseStructure,
+                 pass::Interaction, pass::TimeStep, pass::Integration, pass::Motion, pass::Damping,
+                 pass::HaloRefresh, pass::Checks, pass::Balance>;
 
 /// The pass's name, for traces and for the architecture page.
 const char* pass_name(const StepPass& p);
@@ -133,6 +148,11 @@ struct StepPlan {
     CorrectorNeighbours corrector = CorrectorNeighbours::rebuild;
     bool several_processes = false;
     int balance_interval = 0; ///< steps between load balances over several processes; 0 none
+    /// Some boundary object moves (the plan has Motion passes; case/motion_table.h).
+    bool moving_walls = false;
+    /// m/s: no point of a moving object is faster over the run (MotionTables::speed_bound).
+    float wall_speed_bound = 0.0f;
+    std::vector<DampingZoneData<D>> damping; ///< the Damping pass's zones (none: no pass)
     std::vector<StepPass> passes{};
 
     bool symplectic() const { return integrator == IntegratorKind::symplectic; }
@@ -161,12 +181,13 @@ struct StepPlan {
 
 /// The plan of case c with constants `derived` (from its particles or its saved state).
 /// Symplectic: [Exchange] Construction {BoundaryCondition [HaloRefresh]} Interaction(predictor)
-/// TimeStep Integration(predict) [HaloRefresh] Construction|ReuseStructure Interaction(corrector)
-/// Integration(correct) Checks [Balance]; Verlet: [Exchange] Construction {BoundaryCondition
-/// [HaloRefresh]} Interaction(verlet) TimeStep Integration(verlet) Checks [Balance]. The
-/// bracketed passes run over several processes only (the HaloRefresh after BoundaryCondition
-/// gives the halo copies of wall particles their owners' new values); the braced ones with mDBC
-/// only.
+/// TimeStep Integration(predict) <Motion> [HaloRefresh] Construction|ReuseStructure
+/// Interaction(corrector) Integration(correct) <Motion> (Damping) Checks [Balance]; Verlet:
+/// [Exchange] Construction {BoundaryCondition [HaloRefresh]} Interaction(verlet) TimeStep
+/// Integration(verlet) <Motion> (Damping) Checks [Balance]. The bracketed passes run over
+/// several processes only (the HaloRefresh after BoundaryCondition gives the halo copies of wall
+/// particles their owners' new values); the braced ones with mDBC only, the angled ones with
+/// moving boundaries, the parenthesised one with damping zones.
 /// \throws std::invalid_argument when the neighbour module is not one there is
 ///         (validate_neighbour_module) or the grid over the domain is invalid (make_grid).
 template <int D>

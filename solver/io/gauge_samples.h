@@ -5,6 +5,7 @@
 /// answers into rows of gauges.csv).
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 namespace sluice {
@@ -23,6 +24,14 @@ struct GaugeRequest {
     /// Points on wall surfaces (m; 2D: y ignored): the corrected-interpolation sums of the
     /// boundary particles around each (physics/gauges.h, WallSensorVisitor).
     std::vector<std::array<float, 3>> wall_points;
+    /// Bodies: the force and moment of the fluid on each (physics/forces.h).
+    struct Body {
+        std::uint32_t first_id = 0; ///< its particles' ids: [first_id, first_id + id_count)
+        std::uint32_t id_count = 0;
+        std::array<float, 3> moment_point{}; ///< m, at t = 0 (it moves with the body)
+        std::uint32_t object = 0; ///< its index among the case's boundary objects (its motion)
+    };
+    std::vector<Body> bodies;
 };
 
 /// The sums of the corrected interpolation of the wall's pressure at one wall point, D + 1 = N:
@@ -37,6 +46,9 @@ struct GaugeResponse {
     std::vector<float> fronts;
     /// Per wall point: WallSums.
     std::vector<WallSums> wall;
+    /// Per body: the force (x, y, z; N, in 2D N/m) and the moment about its point (x, y, z;
+    /// N·m, in 2D N·m/m) of the fluid on it; 2D: y force, x and z moments 0.
+    std::vector<std::array<double, 6>> forces;
 };
 
 } // namespace sluice

@@ -76,6 +76,7 @@ RunOutput::RunOutput(const RunOutputSettings& settings, std::optional<OutputGrou
 RunOutput::~RunOutput() {
     background_.reset(); // it writes to the series and diagnostics.csv: stopped first
     gauge_rows_.reset();
+    force_rows_.reset();
 }
 
 void RunOutput::open_gauges(const std::vector<std::string>& comments,
@@ -88,6 +89,21 @@ void RunOutput::open_gauges(const std::vector<std::string>& comments,
         std::make_unique<CsvSeries>(directory_ / "gauges.csv", comments, columns, resume_after_);
     gauge_rows_ =
         std::make_unique<GaugeRowWriter>(std::move(evaluate), *gauge_csv_, std::move(accumulate));
+}
+
+void RunOutput::open_forces(const std::vector<std::string>& comments,
+                            const std::vector<std::string>& columns,
+                            GaugeRowWriter::Evaluate evaluate) {
+    if (!writes_shared())
+        return;
+    force_csv_ =
+        std::make_unique<CsvSeries>(directory_ / "forces.csv", comments, columns, resume_after_);
+    force_rows_ = std::make_unique<GaugeRowWriter>(std::move(evaluate), *force_csv_);
+}
+
+void RunOutput::submit_forces(double t, std::future<GaugeResponse> sample) {
+    if (force_rows_)
+        force_rows_->submit(t, std::move(sample));
 }
 
 void RunOutput::submit_gauges(double t, std::future<GaugeResponse> sample) {
@@ -120,6 +136,8 @@ void RunOutput::submit_piece(Snapshot piece) {
 void RunOutput::flush() {
     if (gauge_rows_)
         gauge_rows_->flush();
+    if (force_rows_)
+        force_rows_->flush();
     background_->flush();
 }
 

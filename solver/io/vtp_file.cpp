@@ -115,15 +115,21 @@ vtkSmartPointer<vtkPolyData> to_polydata(const Snapshot& s, const VtpFormat& for
     return poly;
 }
 
-/// The fluid particles of `s` only, in the same order.
-Snapshot fluid_only(const Snapshot& s) {
+/// The fluid particles of `s` and the moving objects' boundary particles, in the same order.
+Snapshot fluid_only(const Snapshot& s, const VtpFormat& format) {
     Snapshot f;
     f.dimension = s.dimension;
     f.time = s.time;
     f.step = s.step;
     f.dt = s.dt;
+    const auto moving = [&](std::uint32_t id) {
+        for (const auto& range : format.moving_boundary)
+            if (id - range[0] < range[1]) // unsigned: also below the first
+                return true;
+        return false;
+    };
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s.type[i] != ParticleType::fluid)
+        if (s.type[i] != ParticleType::fluid && !moving(s.id[i]))
             continue;
         f.id.push_back(s.id[i]);
         f.type.push_back(s.type[i]);
@@ -211,7 +217,7 @@ std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpForma
     const fs::path tmp = temp_path_for(path);
     vtkNew<vtkXMLPolyDataWriter> writer;
     writer->SetFileName(tmp.c_str());
-    writer->SetInputData(to_polydata(boundary ? s : fluid_only(s), format));
+    writer->SetInputData(to_polydata(boundary ? s : fluid_only(s, format), format));
     writer->SetDataModeToAppended(); // raw appended blocks: no base64, fastest to read
     writer->EncodeAppendedDataOff();
     switch (format.compressor) {

@@ -10,6 +10,7 @@
 
 #include "io/snapshot.h"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -35,6 +36,9 @@ struct VtpFormat {
     bool velocity = true;
     bool density = true;
     bool pressure = true;
+    /// Boundary particles written also where the others are left out (`boundary` false in
+    /// write_vtp): the ids [first, first + count) of each moving object.
+    std::vector<std::array<std::uint32_t, 2>> moving_boundary;
 };
 
 const char* to_string(Compressor c); ///< "lz4", "zlib", "none"
@@ -54,7 +58,7 @@ void parse_fields(const std::string& text, VtpFormat& f);
 /// (float32 ×3), `density` (float32, kg/m³), `pressure` (float32, Pa); `normal` (float32 ×3,
 /// Snapshot::normal: mDBC's wall normals) when the snapshot has them; field data `TimeValue`
 /// (float64, 1 value, s), which ParaView shows as the dataset's time. Without `boundary` only
-/// the fluid particles are written.
+/// the fluid particles are written, and those of the moving objects (VtpFormat::moving_boundary).
 /// Written through a temporary file and renamed; the parent directory must exist.
 /// \returns the bytes written.
 /// \throws std::invalid_argument when the snapshot's arrays differ in length (`normal`: when

@@ -15,8 +15,8 @@ namespace {
 template <class QueryT, int D, class ViewT, class KernelT>
 void walls_from_ghosts(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& view,
                        const KernelT& kernel) {
-    const ParticlesView<D> particles{s.velocity.data(), s.density.data(), s.pressure.data(),
-                                     s.type.data()};
+    const ParticlesView<D> particles = s.particles_view();
+    const MovingWallsView<D> walls = s.walls_view();
     const std::int64_t n = s.active;
     const std::uint32_t wall_ids = static_cast<std::uint32_t>(s.ghost_offset.size());
 #pragma omp parallel for schedule(dynamic, 256)
@@ -26,11 +26,19 @@ void walls_from_ghosts(const StepPlan<D>& plan, CpuState<D>& s, const ViewT& vie
         const std::uint32_t id = s.id[i];
         if (id >= wall_ids)
             continue;
-        const Vec<D> to_ghost = s.ghost_offset[id];
+        Vec<D> to_ghost = s.ghost_offset[id];
         if (norm2(to_ghost) == 0.0f) // no ghost node: never within reach of the fluid
             continue;
-        const WallState<D> w = mdbc_particle<QueryT>(view, particles, kernel, plan.fluid,
-                                                     s.position[i], to_ghost, plan.slip);
+        Vec<D> wall_velocity{}, wall_acceleration{};
+        if (const std::uint16_t k = walls.object_of(id); k != no_object) {
+            // the node turns and moves with its object (physics/motion.h)
+            to_ghost = rigid_rotate(walls.states[k], to_ghost);
+            wall_velocity = rigid_velocity(walls.states[k], s.position[i]);
+            wall_acceleration = rigid_acceleration(walls.states[k], s.position[i]);
+        }
+        const WallState<D> w =
+            mdbc_particle<QueryT>(view, particles, kernel, plan.fluid, s.position[i], to_ghost,
+                                  plan.slip, wall_velocity, wall_acceleration);
         s.density[i] = w.density;
         s.velocity[i] = w.velocity;
     }

@@ -73,6 +73,9 @@ void check(const StepPlan<D>& plan, CpuState<D>& s) {
             speed2 = std::max(speed2, speed * speed);
         }
     }
+    // Moving walls move at most their largest speed of the step (physics/motion.h's bound).
+    speed2 = std::max(speed2, s.step_wall_speed * s.step_wall_speed);
+    s.step_wall_speed = s.wall_speed; // the next step's starts where this one ends
     std::string message;
     if (bad_count > 0) {
         std::vector<Offender<D>> offenders;

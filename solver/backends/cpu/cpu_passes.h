@@ -72,6 +72,27 @@ void set_time_step(const StepPlan<D>& plan, CpuState<D>& s);
 template <int D>
 void integrate(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage);
 
+// motion.cpp: pass::Motion; damping.cpp: pass::Damping
+
+/// Every object's state at time t (s): state.object_state, object_motion, wall_speed.
+template <int D>
+void evaluate_motion(CpuState<D>& s, double t);
+
+/// The walls of moving objects at their objects' current states (evaluate_motion): positions,
+/// and velocities where `velocity` (DBC; mDBC's is the BoundaryCondition pass's). Every
+/// particle, halo copies too (each rank computes the same from the id).
+template <int D>
+void place_walls(CpuState<D>& s, bool velocity);
+
+/// pass::Motion: the states at t + dt/2 (predict) or t + dt, and place_walls.
+template <int D>
+void move_walls(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage);
+
+/// pass::Damping: each owned active fluid particle's velocity times damping_factor
+/// (physics/damping.h) over dt.
+template <int D>
+void damp(const StepPlan<D>& plan, CpuState<D>& s);
+
 // checks.cpp: pass::Checks
 
 /// pass::Checks: time += dt, ++steps, the failure check (throws SimulationFailure, on every rank

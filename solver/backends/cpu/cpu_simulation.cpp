@@ -47,6 +47,8 @@ struct StepExecutor {
         integrate(plan, s, p.stage);
         predicted = predicted || p.stage == IntegrationStage::predict;
     }
+    void operator()(pass::Motion p) { move_walls(plan, s, p.stage); }
+    void operator()(pass::Damping) { damp(plan, s); }
     void operator()(pass::HaloRefresh) { refresh_halo(s); } // on_build: the same arrays
     void operator()(pass::Checks) { finish_step(plan, s); }
     void operator()(pass::Balance) { balance(plan, s); }
@@ -124,6 +126,14 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
     if (plan_.modified_walls())
         s_.ghost_offset = ghost_offsets<D>(c, derived_.support);
     load(state);
+    if (plan_.moving_walls) { // the walls where their motion has them now (a restart's time too)
+        s_.motion = run_motion_tables(c);
+        std::vector<ObjectIds> objects;
+        const std::vector<Eigen::Vector3d> reference = boundary_positions(c, &objects);
+        s_.walls = moving_wall_tables<D>(s_.motion, reference, objects);
+        evaluate_motion(s_, s_.time);
+        place_walls(s_, true);
+    }
     s_.exclusions = ExclusionLog(s_.total_particles);
     s_.exclusions.mark_reported(state.excluded);
     if (comm) {

@@ -6,6 +6,7 @@
 
 #include "backends/exclusion_log.h"
 #include "backends/stage_times.h"
+#include "case/motion_table.h"
 #include "neighbours/cpu_builder.h"
 #include "neighbours/grid.h"
 #include "parallel/communicator.h"
@@ -131,6 +132,32 @@ struct CpuState {
     /// mDBC: x_g − x_b (m) of each wall particle by id (case/ghost_offsets.h; zero: none);
     /// empty with DBC. Wall particles never move, so the table is fixed for the run.
     std::vector<Vec<D>> ghost_offset;
+    // Moving boundaries (case/motion_table.h; empty without): the tables, by id each wall's
+    // moving object and reference position, each object's state at motion_time (s).
+    MotionTables motion;
+    MovingWallTables<D> walls;
+    std::vector<RigidState> object_state;
+    std::vector<RigidMotionF> object_motion; ///< object_state as particles take it
+    double motion_time = 0.0;
+    float wall_speed = 0.0f; ///< m/s, the moving walls' largest speed at motion_time
+    /// m/s, their largest at this step's evaluations (with wall_speed at its start): the halo
+    /// check's bound on their move.
+    float step_wall_speed = 0.0f;
+    MovingWallsView<D> walls_view() const {
+        MovingWallsView<D> v;
+        v.object = walls.object.data();
+        v.reference = walls.reference.data();
+        v.states = object_motion.data();
+        v.ids = static_cast<std::uint32_t>(walls.object.size());
+        return v;
+    }
+    /// The particle arrays as the pair terms read them (physics.h), with the moving walls.
+    ParticlesView<D> particles_view() const {
+        ParticlesView<D> v{velocity.data(), density.data(), pressure.data(), type.data()};
+        v.id = id.data();
+        v.walls = walls_view();
+        return v;
+    }
     // derived per interaction pass
     std::vector<float> pressure, density_rate;
     std::vector<Vec<D>> acceleration;

@@ -6,6 +6,7 @@
 
 #include "case/state_conversion.h"
 #include "parallel/slab_start.h"
+#include "physics/forces.h"
 #include "physics/gauges.h"
 
 #include <algorithm>
@@ -42,6 +43,53 @@ float front_of(const CpuState<D>& s, const ViewT& view, const ParticlesView<D>& 
     return std::numeric_limits<float>::quiet_NaN();
 }
 
+/// The force and moment of the fluid on each body of the request (physics/forces.h), this
+/// process's owned wall particles' share, summed in particle order.
+template <class QueryT, int D, class ViewT, class KernelT>
+std::vector<std::array<double, 6>>
+body_forces(const StepPlan<D>& plan, const CpuState<D>& s, const ViewT& view, const KernelT& kernel,
+            const ParticlesView<D>& particles, const GaugeRequest& request) {
+    std::vector<std::array<double, 6>> out(request.bodies.size(), std::array<double, 6>{});
+    if (request.bodies.empty())
+        return out;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> walls; // (particle, body)
+    for (std::uint32_t i = 0; i < s.active; ++i) {
+        if (s.type[i] == ParticleType::fluid || s.is_halo(i))
+            continue;
+        for (std::uint32_t b = 0; b < request.bodies.size(); ++b) {
+            const GaugeRequest::Body& body = request.bodies[b];
+            if (s.id[i] - body.first_id < body.id_count) // unsigned: also below first_id
+                walls.emplace_back(i, b);
+        }
+    }
+    std::vector<Vec<D>> force(walls.size());
+    const std::int64_t n = static_cast<std::int64_t>(walls.size());
+#pragma omp parallel for schedule(dynamic, 64) if (n >= 1024)
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::uint32_t i = walls[k].first;
+        const float rho = s.density[i];
+        WallForceVisitor<D, KernelT, ParticlesView<D>> visitor{
+            particles, kernel, plan.fluid, s.velocity[i], rho, s.pressure[i] / (rho * rho)};
+        for_each_neighbour<QueryT>(view, s.position[i], visitor);
+        force[k] = visitor.force();
+    }
+    for (std::size_t k = 0; k < walls.size(); ++k) {
+        const auto [i, b] = walls[k];
+        const GaugeRequest::Body& body = request.bodies[b];
+        Vec<D> point = from_array3<D>(body.moment_point);
+        if (body.object < s.object_motion.size() && s.motion.moves[body.object])
+            point = rigid_position(s.object_motion[body.object], point);
+        double moment[3];
+        moment_about(s.position[i], point, force[k], moment);
+        const std::array<float, 3> f = to_array3(force[k]);
+        for (int a = 0; a < 3; ++a) {
+            out[b][a] += f[a];
+            out[b][3 + a] += moment[a];
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 template <int D>
@@ -52,8 +100,11 @@ GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const Gauge
         if (s.reused)
             s.skin = largest_move_since_build(s);
     }
-    const ParticlesView<D> particles{s.velocity.data(), s.density.data(), s.pressure.data(),
-                                     s.type.data()};
+    // The pressures of the current densities (the interaction pass computed them from the
+    // densities before the last integration), which the packed GPU layout carries too.
+    for (std::uint32_t i = 0; i < s.size(); ++i)
+        s.pressure[i] = tait_pressure(plan.fluid, s.density[i]);
+    const ParticlesView<D> particles = s.particles_view();
     StageClock clock(s.gauge_seconds);
     GaugeResponse out;
     out.sums.resize(request.points.size());
@@ -91,11 +142,15 @@ GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const Gauge
                     for (const GaugeRequest::Front& f : request.fronts)
                         out.fronts.push_back(front_of<QueryT>(s, view, particles, f,
                                                               request.front_neighbour_distance));
+                    out.forces = body_forces<QueryT>(plan, s, view, kernel, particles, request);
                 },
                 plan.kernel);
         });
-    if (s.comm)
+    if (s.comm) {
         combine_gauges(*s.comm, s.slabs, D, request, out);
+        if (!out.forces.empty())
+            s.comm->sum(out.forces.front().data(), static_cast<int>(6 * out.forces.size()));
+    }
     return out;
 }
 

@@ -15,7 +15,7 @@ void set_time_step(const StepPlan<D>& plan, CpuState<D>& s) {
     }
     s.acceleration_max = static_cast<float>(maxima[0]);
     s.mu_max = static_cast<float>(maxima[1]);
-    s.dt = time_step(plan.fluid, plan.cfl, maxima[0], maxima[1]);
+    s.dt = time_step(plan.fluid, plan.cfl, maxima[0], maxima[1], s.wall_speed);
 }
 
 template <int D>

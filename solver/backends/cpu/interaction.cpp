@@ -15,8 +15,7 @@ namespace {
 template <class QueryT, int D, class ViewT, class KernelT>
 void interact_with(const StepPlan<D>& plan, const FluidConstants& fluid, CpuState<D>& s,
                    const ViewT& view, const KernelT& kernel) {
-    const ParticlesView<D> particles{s.velocity.data(), s.density.data(), s.pressure.data(),
-                                     s.type.data()};
+    const ParticlesView<D> particles = s.particles_view();
     const std::int64_t n = s.active;
     const std::uint32_t* halo = s.halo_slot.empty() ? nullptr : s.halo_slot.data();
     Vec<D>* acceleration = s.acceleration.data();

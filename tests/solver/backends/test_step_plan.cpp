@@ -296,3 +296,50 @@ TEST(StepPlan, ModifiedWallsTakeTheirPassAfterTheFirstBuild) {
         (std::vector<std::string>{"construction", "boundary condition", "interaction (verlet)",
                                   "time step", "integration (verlet)", "checks"}));
 }
+
+/// Moving boundaries: the walls follow every integration (before the halo refresh that sends
+/// them), the damping zones the last one; the plan carries the walls' speed bound (for the
+/// corrector's lists) and the zones; mDBC's pair terms then read the walls' own velocities
+/// (FluidConstants::moving_walls), DBC's need not.
+TEST(StepPlan, MovingWallsFollowEveryIntegrationAndDampingTheLast) {
+    Case c = test::dambreak_case(0.04);
+    Obstacle paddle;
+    paddle.box = test::box(3.0, 0.0, 3.12, 1.0);
+    MotionSegment push;
+    RectilinearMotion r;
+    r.velocity = Eigen::Vector3d(-0.5, 0.0, 0.0);
+    push.end = 0.5;
+    push.motion = r;
+    paddle.object.motion = Motion{{push}, 0};
+    c.obstacles.push_back(paddle);
+    DampingZone zone;
+    zone.start = Eigen::Vector3d(2.0, 0.0, 0.0);
+    zone.end = Eigen::Vector3d(2.5, 0.0, 0.0);
+    c.damping.push_back(zone);
+    const StepPlan<2> one = plan_of(c, request(CorrectorNeighbours::reuse, false, false));
+    EXPECT_TRUE(one.moving_walls);
+    EXPECT_NEAR(one.wall_speed_bound, 0.5f, 1e-5f);
+    ASSERT_EQ(one.damping.size(), 1u);
+    EXPECT_NEAR(one.damping[0].direction[0], 1.0f / 0.5f, 1e-6f); // (end − start)/L²
+    EXPECT_FALSE(one.fluid.moving_walls);                         // DBC
+    EXPECT_EQ(pass_names(one.passes),
+              (std::vector<std::string>{"construction", "interaction (predictor)", "time step",
+                                        "integration (predict)", "motion (half step)",
+                                        "reuse structure", "interaction (corrector)",
+                                        "integration (correct)", "motion", "damping", "checks"}));
+    const StepPlan<2> several = plan_of(c, request(CorrectorNeighbours::reuse, false, true));
+    EXPECT_EQ(pass_names(several.passes),
+              (std::vector<std::string>{"exchange", "construction", "interaction (predictor)",
+                                        "time step", "integration (predict)", "motion (half step)",
+                                        "halo refresh", "reuse structure",
+                                        "interaction (corrector)", "integration (correct)",
+                                        "motion", "damping", "checks", "balance"}));
+    c.physics.integrator = IntegratorKind::verlet;
+    EXPECT_EQ(pass_names(plan_of(c, request(CorrectorNeighbours::reuse, false, false)).passes),
+              (std::vector<std::string>{"construction", "interaction (verlet)", "time step",
+                                        "integration (verlet)", "motion", "damping", "checks"}));
+    c.physics.boundary = BoundaryKind::mdbc;
+    EXPECT_TRUE(plan_of(c, request(CorrectorNeighbours::reuse, false, false)).fluid.moving_walls);
+    EXPECT_FALSE(MonaghanMolteniModel::matches(
+        plan_of(c, request(CorrectorNeighbours::reuse, false, false)).fluid));
+}
