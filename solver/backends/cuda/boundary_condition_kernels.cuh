@@ -42,14 +42,16 @@ struct TakesGhostNode {
 /// R + margin is certified dry as the interaction pass certifies dry walls (DryWalls: the fluid
 /// must travel the rest of the margin first) and skipped until then: its state stays ρ0 and
 /// the wall's velocity, what mdbc_wall_state gave it with no fluid in reach. Wet ones (certificate
-/// −1) take the plain query, and the wider one every few builds (retry_wet).
+/// −1) take the plain query, and the wider one every few builds (retry_wet). `moving`: moving
+/// walls (empty: none), whose ghost offsets turn with their objects and whose velocity and
+/// acceleration enter mdbc_wall_state.
 template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
-__global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* motions,
-                            KernelT kernel, FluidConstants c, WallSlip slip, std::uint32_t n,
-                            const std::uint32_t* __restrict__ walls,
-                            const std::uint32_t* __restrict__ count,
-                            const std::uint32_t* __restrict__ ids,
-                            const Vec<D>* __restrict__ ghost_offsets, DryWalls dry) {
+__global__ void
+mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* motions, KernelT kernel,
+            FluidConstants c, WallSlip slip, std::uint32_t n,
+            const std::uint32_t* __restrict__ walls, const std::uint32_t* __restrict__ count,
+            const std::uint32_t* __restrict__ ids, const Vec<D>* __restrict__ ghost_offsets,
+            DryWalls dry, MovingWallsView<D> moving) {
     const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= *count)
         return;
@@ -57,7 +59,15 @@ __global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* 
     Vec<D> x{};
     if (!load_if_binned(view, i, n, x))
         return;
-    const Vec<D> to_ghost = ghost_offsets[ids[i]];
+    const std::uint32_t id = ids[i];
+    Vec<D> to_ghost = ghost_offsets[id];
+    Vec<D> wall_velocity{}, wall_acceleration{};
+    if (const std::uint16_t k = moving.object_of(id); k != no_object) {
+        // the node turns and moves with its object (physics/motion.h)
+        to_ghost = rigid_rotate(moving.states[k], to_ghost);
+        wall_velocity = rigid_velocity(moving.states[k], plain_position(x));
+        wall_acceleration = rigid_acceleration(moving.states[k], plain_position(x));
+    }
     const PackedParticlesView<D> particles{view.positions, motions};
     const Vec<D> ghost = plain_position(x) + to_ghost;
     GhostNodeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c.mass};
@@ -73,7 +83,8 @@ __global__ void mdbc_kernel(ViewT view, Vec<D>* __restrict__ positions, Float4* 
     } else {
         for_each_neighbour<QueryT>(view, ghost, visitor);
     }
-    const WallState<D> w = mdbc_wall_state(visitor.sums, to_ghost, Vec<D>{}, c, slip);
+    const WallState<D> w =
+        mdbc_wall_state(visitor.sums, to_ghost, wall_velocity, wall_acceleration, c, slip);
     Vec<D> packed_position;
     Float4 packed_motion;
     pack_particle<D>(c, plain_position(x), w.velocity, w.density, ParticleType::boundary,

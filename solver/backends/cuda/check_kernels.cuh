@@ -63,12 +63,13 @@ __global__ void __launch_bounds__(block_size)
 
 /// The step's last scalars: the build's count and (travel not null) the fluid's travel
 /// (DryWalls), which grows by the step's largest move in space: √3 × the larger of the
-/// predictor's and the corrector's largest move along an axis (both from state n).
+/// predictor's and the corrector's largest move along an axis (both from state n), times
+/// `relative` (DryWalls::relative: 2 when walls move too).
 static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars,
-                                          double* travel) {
+                                          double* travel, float relative) {
     scalars->binned = *binned;
     if (travel != nullptr)
-        *travel += static_cast<double>(root3_up) *
+        *travel += static_cast<double>(relative * root3_up) *
                    static_cast<double>(fmaxf(scalars->predictor_skin, scalars->step_skin));
 }
 } // namespace sluice::gpu

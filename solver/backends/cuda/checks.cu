@@ -61,7 +61,8 @@ void CudaSimulation<D>::finish_step() {
         mark(waiting);
     }
     finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get(),
-                                             tracks_travel() ? travel_.get() : nullptr);
+                                             tracks_travel() ? travel_.get() : nullptr,
+                                             plan_.moving_walls ? 2.0f : 1.0f);
     SLUICE_CUDA_CHECK_LAUNCH();
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.get(), scalars_.get(), sizeof(StepScalars),
                                       cudaMemcpyDeviceToHost, stream_));

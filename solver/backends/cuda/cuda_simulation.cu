@@ -50,6 +50,8 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
       recorded_exclusions_(n_ - binned_), comm_(comm), slabs_(std::move(slabs)),
       total_particles_(comm ? total_particles : n_),
       capacity_(static_cast<std::uint32_t>(comm ? total_particles : n_)) {
+    if (plan_.moving_walls)
+        prepare_motion(c);
     const HostState host = pack_state(state, restored);
     if (trace_)
         std::fprintf(stderr, "[sluice cuda] %u particles, %u bins: allocating\n", n_,
@@ -61,6 +63,12 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     allocate_state();
     if (plan_.modified_walls())
         upload_ghost_offsets(c);
+    if (plan_.moving_walls)
+        upload_motion();
+    if (!plan_.damping.empty()) {
+        damping_zones_.allocate(plan_.damping.size(), account_);
+        upload(damping_zones_.get(), plan_.damping, stream_);
+    }
     if (comm_)
         allocate_exchange();
     host_scalars_.allocate(1);
@@ -104,12 +112,21 @@ typename CudaSimulation<D>::HostState CudaSimulation<D>::pack_state(const Simula
     h.id.resize(n_);
     h.density.resize(n_);
     std::uint32_t outside = 0, first_outside = 0;
+    const MovingWallsView<D> walls{h_walls_.object.data(), h_walls_.reference.data(),
+                                   h_object_motion_.data(),
+                                   static_cast<std::uint32_t>(h_walls_.object.size())};
     for (std::uint32_t k = 0; k < n_; ++k) {
         const std::uint32_t i = order[k];
-        const Vec<D> x = from_array3<D>(state.position[i]);
+        Vec<D> x = from_array3<D>(state.position[i]);
+        h.velocity[k] = from_array3<D>(state.velocity[i]);
+        if (const std::uint16_t object = walls.object_of(state.id[i]);
+            state.type[i] != ParticleType::fluid && object != no_object) {
+            // a moving wall where its motion has it now, at its velocity
+            x = rigid_position(walls.states[object], walls.reference[state.id[i]]);
+            h.velocity[k] = rigid_velocity(walls.states[object], x);
+        }
         if (!plan_.grid.contains(x) && outside++ == 0)
             first_outside = i;
-        h.velocity[k] = from_array3<D>(state.velocity[i]);
         if (state.type[i] != ParticleType::fluid)
             for (int a = 0; a < D; ++a)
                 h.walls_at_rest = h.walls_at_rest && h.velocity[k][a] == 0.0f;
@@ -205,14 +222,20 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
                 options_.stage_timing;
-    walls_at_rest_ = walls_at_rest && !plan_.modified_walls(); // mDBC walls take the fluid's speed
-    // mDBC wall particles query nothing in the interaction pass (their density is the
-    // BoundaryCondition pass's), so there are no dry ones to skip.
+    // A DBC wall particle with no fluid within R has zero derivatives (wall-wall pairs add
+    // nothing, physics.h), so it can be certified dry: when its velocity is 0 (the walls of a
+    // restored state may carry another boundary condition's) or its object moves (the
+    // certificate then counts the walls' moves too: DryWalls::relative). mDBC wall particles
+    // query nothing in the interaction pass (their density is the BoundaryCondition pass's), so
+    // there are no dry ones to skip.
+    walls_at_rest_ = (walls_at_rest || plan_.moving_walls) && !plan_.modified_walls();
     dry_walls_ = options_.skip_dry_walls && plan_.symplectic() && plan_.layout == Layout::reorder &&
                  walls_at_rest_ && MonaghanMolteniModel::matches(plan_.fluid) &&
                  options_.interaction != CudaInteraction::queued;
+    // mDBC's ghost nodes turn with a rotating object, further than its particles move: with
+    // moving walls every ghost node is looked at in every step.
     dry_ghosts_ = options_.skip_dry_walls && plan_.modified_walls() && plan_.symplectic() &&
-                  plan_.layout == Layout::reorder;
+                  plan_.layout == Layout::reorder && !plan_.moving_walls;
     if (tracks_travel()) {
         for (DeviceArray<float>& until : dry_until_) {
             until.allocate(capacity_, account_);
@@ -309,9 +332,9 @@ template <int D>
 void CudaSimulation<D>::mark(Stage finished) {
     if (trace_) {
         // Debugging aid (SLUICE_CUDA_TRACE set): wait for each stage and say so on stderr.
-        static const char* const names[] = {"construction", "reorder", "interaction",
-                                            "integration",  "checks",  "halo",
-                                            "migration",    "waiting", "boundary"};
+        static const char* const names[] = {"construction", "reorder", "interaction", "integration",
+                                            "checks",       "halo",    "migration",   "waiting",
+                                            "boundary",     "motion"};
         std::fprintf(stderr, "[sluice cuda] step %llu: %s enqueued\n",
                      static_cast<unsigned long long>(steps_ + 1), names[finished]);
         SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -340,6 +363,8 @@ struct CudaSimulation<D>::PassRunner {
     void operator()(pass::Interaction p) const { s.interact(p.role); }
     void operator()(pass::TimeStep) const { s.time_step(); }
     void operator()(pass::Integration p) const { s.integrate(p.stage); }
+    void operator()(pass::Motion p) const { s.move_walls(p.stage); }
+    void operator()(pass::Damping) const { s.damp(); }
     void operator()(pass::HaloRefresh p) const {
         if (p.on_build) { // mDBC's walls, on the build's positions
             s.refresh_halo(nullptr, true);

@@ -16,6 +16,7 @@
 #include "backends/failure.h"
 #include "backends/stage_times.h"
 #include "backends/step_plan.h"
+#include "case/motion_table.h"
 #include "case/state_conversion.h"
 #include "neighbours/cuda_builder.h"
 #include "neighbours/device_memory.cuh"
@@ -99,6 +100,8 @@ public:
     template <class QueryT, class ViewT, class KernelT>
     void launch_wall_sensors(const ViewT& view, const KernelT& kernel, std::uint32_t count,
                              WallSensorSums<D>* sums);
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_body_forces(const ViewT& view, const KernelT& kernel, std::uint32_t count);
     template <class QueryT, class ViewT>
     void launch_front(const ViewT& view, const GaugeRequest::Front& f, float distance,
                       std::uint32_t* d_keys);
@@ -142,6 +145,17 @@ private:
     void upload_ghost_offsets(const Case& c);
     /// BoundaryCondition (mDBC): wall particles from their ghost nodes (boundary_condition.cu).
     void apply_boundary_condition();
+    /// Moving boundaries (motion.cu): the tables and the objects' states at time_ on the host
+    /// (before pack_state, which places the walls with them), then their device copies.
+    void prepare_motion(const Case& c);
+    void upload_motion();
+    MotionTablesView motion_view() const;
+    /// The moving walls as particle passes take them (empty without moving walls).
+    MovingWallsView<D> walls_view() const;
+    /// Motion: the objects' states at the stage's time and the walls placed (motion.cu).
+    void move_walls(IntegrationStage stage);
+    /// Damping: the zones' relaxation of the fluid's velocity (motion.cu).
+    void damp();
     /// TimeStep: dt from the interaction pass's maxima, on the device.
     void time_step();
     /// Integration: predict, correct or Verlet, over the last build's order.
@@ -260,6 +274,23 @@ private:
     /// Their host copy, for the wall normals of the first snapshot (io/snapshot.h); shared
     /// with a pending begin_snapshot() future. Null with DBC.
     std::shared_ptr<const std::vector<Vec<D>>> h_ghost_offsets_;
+    // Moving boundaries (plan_.moving_walls; motion.cu): the motion tables (host and device),
+    // per boundary id its moving object and reference position, each object's state at the
+    // last Motion pass's time, the moving walls' largest speed then (m/s; the time step's
+    // bound); the damping zones.
+    MotionTables motion_tables_;
+    MovingWallTables<D> h_walls_;
+    std::vector<RigidMotionF> h_object_motion_; ///< at the set-up's time
+    DeviceArray<MotionSegmentData> motion_segments_;
+    DeviceArray<SineComponent> motion_sines_;
+    DeviceArray<TableSample> motion_samples_;
+    DeviceArray<std::uint32_t> motion_object_first_;
+    DeviceArray<std::uint16_t> wall_object_;
+    DeviceArray<Vec<D>> wall_reference_;
+    DeviceArray<RigidMotionF> object_motion_;
+    DeviceArray<float> wall_speed_;
+    std::uint32_t wall_ids_ = 0;
+    DeviceArray<DampingZoneData<D>> damping_zones_;
     // index layout: CUB's partition of the compaction (its index, flag and order arrays borrow
     // the derivatives, dead between the integration and the next interaction pass)
     DeviceArray<unsigned char> partition_temp_;
@@ -300,6 +331,11 @@ private:
     DeviceArray<Vec<D>> wall_points_;
     std::size_t wall_capacity_ = 0;
     std::vector<std::array<float, 3>> uploaded_wall_points_;
+    // bodies of force samples (physics/forces.h) and their sums, grown on demand
+    DeviceArray<DeviceBody<D>> bodies_;
+    DeviceArray<double> body_sums_;
+    std::size_t body_capacity_ = 0;
+    std::vector<GaugeRequest::Body> uploaded_bodies_; ///< what bodies_ holds
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
 
     double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
@@ -348,7 +384,9 @@ private:
     // per particle, the bound on dt (s), the largest fluid speed of the state (m/s, rounded
     // up), the steps whose corrector read them.
     bool lists_ = false;
-    bool walls_at_rest_ = false; ///< every wall particle's velocity is 0 (it stays so: DBC)
+    /// DBC, and every wall particle's velocity is 0 (it stays so) or given by its object's
+    /// motion: its derivatives are 0 without fluid within R (dry walls).
+    bool walls_at_rest_ = false;
     DeviceArray<std::uint32_t> list_indices_, list_counts_;
     std::uint32_t list_capacity_ = 0;
     float list_dt_bound_ = 0.0f;

@@ -5,7 +5,9 @@
 /// neighbour counts of a fresh build.
 
 #include "backends/cuda/step_kernels.cuh"
+#include "physics/forces.h"
 #include "physics/gauges.h"
+#include "physics/motion.h"
 
 #include <type_traits>
 
@@ -124,6 +126,53 @@ __global__ void __launch_bounds__(block_size)
         }
     }
     warp_max_into(key, mine);
+}
+
+/// The force and moment of the fluid on each body (physics/forces.h): a thread per binned,
+/// owned wall particle of a body (ids in its range), its pair terms with its fluid neighbours,
+/// then the force and the moment about the body's point (moved with its object, `walls`)
+/// added into sums[6 b …] (double atomics: a sample's few thousand wall particles near the
+/// fluid; the order of the additions is the device's).
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
+__global__ void __launch_bounds__(block_size)
+    body_forces_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
+                       FluidConstants c, std::uint32_t n, const std::uint32_t* __restrict__ ids,
+                       const std::uint32_t* __restrict__ tags, const DeviceBody<D>* bodies,
+                       std::uint32_t body_count, MovingWallsView<D> walls, double* sums) {
+    const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
+    Vec<D> x{};
+    if (!load_if_binned(view, i, n, x) || (tags != nullptr && is_halo(tags[i])))
+        return;
+    const Float4 m = detail::load_motion(particles.motions + i);
+    const float signed_rho = motion_signed_density<D>(m);
+    if (decode_type(signed_rho) != ParticleType::boundary)
+        return;
+    const std::uint32_t id = ids[i];
+    std::uint32_t b = 0;
+    while (b < body_count && id - bodies[b].first_id >= bodies[b].id_count) // unsigned
+        ++b;
+    if (b == body_count)
+        return;
+    const float rho = decode_density(signed_rho);
+    WallForceVisitor<D, KernelT, PackedParticlesView<D>> visitor{
+        particles, kernel, c, motion_velocity<D>(m), rho, packed_p_rho2(x, m)};
+    const Vec<D> xb = plain_position(x);
+    for_each_neighbour<QueryT>(view, xb, visitor);
+    const Vec<D> f = visitor.force();
+    if (norm2(f) == 0.0f)
+        return;
+    Vec<D> point = bodies[b].moment_point;
+    if (const std::uint16_t k = walls.object_of(id); k != no_object)
+        point = rigid_position(walls.states[k], point);
+    double moment[3];
+    moment_about(xb, point, f, moment);
+    float g[3];
+    detail::to_xyz(f, g);
+    double* out = sums + 6 * b;
+    for (int a = 0; a < 3; ++a) {
+        atomicAdd(out + a, static_cast<double>(g[a]));
+        atomicAdd(out + 3 + a, moment[a]);
+    }
 }
 
 } // namespace sluice::gpu

@@ -14,6 +14,7 @@
 #include "neighbours/device_memory.cuh"
 #include "physics/gauges.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +27,13 @@
 
 namespace sluice::gpu {
 
+/// A body of a force sample (GaugeRequest::Body) on the device.
+template <int D>
+struct DeviceBody {
+    std::uint32_t first_id, id_count, object;
+    Vec<D> moment_point; ///< m, at t = 0
+};
+
 template <int D>
 class GaugeResultPool {
 public:
@@ -37,7 +45,9 @@ public:
         PinnedArray<GaugeSums<D>> sums;
         PinnedArray<WallSensorSums<D>> wall; ///< mapped, as sums
         PinnedArray<std::uint32_t> keys;
-        std::size_t sums_capacity = 0, wall_capacity = 0, keys_capacity = 0;
+        PinnedArray<double> forces; ///< per body 6 (copied)
+        std::size_t sums_capacity = 0, wall_capacity = 0, keys_capacity = 0, forces_capacity = 0;
+        std::uint32_t bodies = 0;
         cudaEvent_t begun = nullptr, done = nullptr;
         std::uint32_t points = 0, wall_points = 0;
         std::vector<GaugeRequest::Front> fronts;
@@ -65,7 +75,8 @@ public:
     /// Waits for a free slot, marks it busy and makes it hold `points` sums, `wall_points` wall
     /// sums and `fronts` fronts (growing its pinned arrays: the slot is free, nothing copies
     /// into it).
-    Slot& acquire(std::uint32_t points, std::uint32_t wall_points, std::size_t fronts) {
+    Slot& acquire(std::uint32_t points, std::uint32_t wall_points, std::size_t fronts,
+                  std::uint32_t bodies = 0) {
         std::unique_lock<std::mutex> lock(mutex_);
         Slot* free = nullptr;
         freed_.wait(lock, [&] {
@@ -87,6 +98,11 @@ public:
             free->wall.allocate(wall_points, /*mapped=*/true);
             free->wall_capacity = wall_points;
         }
+        if (6u * bodies > free->forces_capacity) {
+            free->forces.allocate(6u * bodies);
+            free->forces_capacity = 6u * bodies;
+        }
+        free->bodies = bodies;
         if (front_keys * fronts > free->keys_capacity) {
             free->keys.allocate(front_keys * fronts);
             free->keys_capacity = front_keys * fronts;
@@ -148,6 +164,11 @@ public:
                 out.fronts.push_back(key != 0 ? static_cast<float>(s.fronts[f].sign) *
                                                     from_ordered_key(key)
                                               : std::numeric_limits<float>::quiet_NaN());
+            }
+            for (std::uint32_t b = 0; b < s.bodies; ++b) {
+                std::array<double, 6> f;
+                std::copy(s.forces.get() + 6 * b, s.forces.get() + 6 * b + 6, f.begin());
+                out.forces.push_back(f);
             }
             std::lock_guard<std::mutex> lock(mutex_);
             device_seconds_ += 1e-3 * s.ms;

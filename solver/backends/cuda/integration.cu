@@ -13,7 +13,8 @@ namespace sluice::gpu {
 
 template <int D>
 void CudaSimulation<D>::time_step() {
-    time_step_kernel<<<1, 1, 0, stream_>>>(plan_.fluid, plan_.cfl, scalars_.get());
+    time_step_kernel<<<1, 1, 0, stream_>>>(plan_.fluid, plan_.cfl, scalars_.get(),
+                                           plan_.moving_walls ? wall_speed_.get() : nullptr);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 

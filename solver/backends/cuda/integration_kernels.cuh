@@ -9,11 +9,14 @@
 
 namespace sluice::gpu {
 
-/// dt from the pass's reductions (integrators.h time_step, as the CPU backend computes it).
-static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalars* scalars) {
+/// dt from the pass's reductions (integrators.h time_step, as the CPU backend computes it);
+/// wall_speed (moving walls, else null): their largest speed now (m/s).
+static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalars* scalars,
+                                        const float* wall_speed) {
     const float acceleration_max = sqrtf(__uint_as_float(scalars->acceleration_max2_bits));
     const float mu_max = __uint_as_float(scalars->mu_max_bits);
-    const double dt = time_step(c, cfl, acceleration_max, mu_max);
+    const double dt =
+        time_step(c, cfl, acceleration_max, mu_max, wall_speed != nullptr ? *wall_speed : 0.0f);
     scalars->dt = dt;
     scalars->dt_float = static_cast<float>(dt);
 }

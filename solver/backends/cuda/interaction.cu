@@ -60,7 +60,11 @@ template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& kernel,
                                            const DryWalls& dry, const NeighbourLists& lists,
                                            Vec<D>* shift, const FluidConstants& fluid) {
-    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
+    PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
+    if (fluid.moving_walls) { // mDBC: continuity reads a moving wall's own velocity
+        particles.ids = id_[current_].get();
+        particles.walls = walls_view();
+    }
     const unsigned blocks = blocks_for(n_, interaction_block);
     if (options_.interaction != CudaInteraction::queued) {
         // The default physics with its models fixed at compile time (physics.h), else any; the
@@ -137,6 +141,7 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         dry.reach = plan_.radius + dry_margin_;
         dry.reach2 = dry.reach * dry.reach;
         dry.retry_wet = steps_ % 16 == 0;
+        dry.relative = plan_.moving_walls ? 2.0f : 1.0f;
     }
     NeighbourLists lists;
     if (lists_ && role != InteractionRole::verlet) {
@@ -144,7 +149,8 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         lists.counts = list_counts_.get();
         lists.capacity = list_capacity_;
         lists.write = role == InteractionRole::predictor;
-        lists.walls_list_fluid = walls_at_rest_;
+        lists.walls_list_fluid = true; // wall-wall pairs add nothing (physics.h)
+        lists.wall_speed = plan_.wall_speed_bound;
         lists.dt_bound = list_dt_bound_;
         lists.speed_max = list_speed_max_;
         lists.dt = &scalars_.get()->dt_float;

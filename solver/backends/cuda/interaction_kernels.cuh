@@ -70,12 +70,16 @@ struct DryWalls {
     /// The build pass looks wider at wet particles too (every few steps: a wall the splash
     /// wetted for a while becomes dry again).
     bool retry_wet = false;
+    /// How far a wall and a fluid particle can approach per unit of the largest move: 1 with
+    /// walls at rest, 2 with moving walls (both move; `travel` counts the larger move of the
+    /// two twice, finish_step_kernel).
+    float relative = 1.0f;
 };
 
 /// The fluid travel now: the build pass's, or the corrector pass's.
 __device__ __forceinline__ float dry_travel_now(const DryWalls& dry) {
     const float travel = static_cast<float>(*dry.travel);
-    return dry.pass_skin ? travel + root3_up * *dry.pass_skin : travel;
+    return dry.pass_skin ? travel + dry.relative * root3_up * *dry.pass_skin : travel;
 }
 
 /// A visitor for the build pass of a wall particle, over the query widened to R + margin: the
@@ -149,11 +153,14 @@ struct NeighbourLists {
     std::uint32_t* counts = nullptr;
     std::uint32_t capacity = 0;
     bool write = false; ///< the build pass (else the corrector's: read)
-    /// Walls at rest (as DryWalls): a wall particle lists its fluid neighbours only, since
-    /// every wall-wall pair term is +0 (v_ij = 0) and the sums are the same without them.
+    /// A wall particle lists its fluid neighbours only: wall-wall pairs add nothing
+    /// (physics.h), so the sums are the same without them.
     bool walls_list_fluid = false;
-    float dt_bound = 0.0f;     ///< s: cfl · h / c0, rounded up
-    float speed_max = 0.0f;    ///< write: the largest fluid speed of state n (m/s), rounded up
+    float dt_bound = 0.0f;  ///< s: cfl · h / c0, rounded up
+    float speed_max = 0.0f; ///< write: the largest fluid speed of state n (m/s), rounded up
+    /// Moving walls: no wall particle moves faster over the run (m/s; 0 with walls at rest),
+    /// the predictor's move of a wall being at most dt/2 times it.
+    float wall_speed = 0.0f;
     const float* dt = nullptr; ///< read: the step's dt (s; device)
 };
 
@@ -186,6 +193,7 @@ __device__ __forceinline__ float list_slack(float radius, const Vec<D>& x) {
 /// slack: lists each candidate within its pair's reach R + dt_bound/2 · (|v_i| + |v_j|) + slack
 /// (the first `capacity`; count goes on; a wall particle with `walls_list_fluid` only its fluid
 /// ones) and runs the pair terms for those within R (the plain query's test, order and sums).
+/// A wall's |v| is the walls' speed bound (its stored velocity may be mDBC's, not its own).
 template <int D, class PairT>
 struct ListWriter {
     PairT& pair;
@@ -195,6 +203,7 @@ struct ListWriter {
     float base_reach;      ///< R + dt_bound/2 · |v_i| + slack (m)
     float half_dt_bound;   ///< s
     bool walls_list_fluid;
+    float wall_speed; ///< m/s (NeighbourLists::wall_speed)
     std::uint32_t count = 0;
 
     __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
@@ -204,7 +213,8 @@ struct ListWriter {
             const NeighbourMotion<D> mj = pair.particles.motion(j);
             if (mj.fluid || pair.fluid_i || !walls_list_fluid) {
                 const float reach =
-                    base_reach + (mj.fluid ? half_dt_bound * sqrtf(norm2(mj.velocity)) : 0.0f);
+                    base_reach +
+                    half_dt_bound * (mj.fluid ? sqrtf(norm2(mj.velocity)) : wall_speed);
                 listed = within || r2 < reach * reach;
             }
         }
@@ -229,14 +239,14 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
         return no_list;
     } else {
         const float half_dt_bound = 0.5f * lists.dt_bound;
-        const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : 0.0f;
+        const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : lists.wall_speed;
         const float base_reach = view.radius + half_dt_bound * speed_i + list_slack(view.radius, x);
         ViewT wide = view;
-        wide.radius = base_reach + half_dt_bound * lists.speed_max;
+        wide.radius = base_reach + half_dt_bound * fmaxf(lists.speed_max, lists.wall_speed);
         wide.radius2 = wide.radius * wide.radius;
-        ListWriter<D, PairT> writer{pair,          list_slots(lists, i),  lists.capacity,
-                                    view.radius,   view.radius2,          base_reach,
-                                    half_dt_bound, lists.walls_list_fluid};
+        ListWriter<D, PairT> writer{pair,          list_slots(lists, i),   lists.capacity,
+                                    view.radius,   view.radius2,           base_reach,
+                                    half_dt_bound, lists.walls_list_fluid, lists.wall_speed};
         walk(wide, writer);
         return writer.count;
     }

@@ -134,6 +134,28 @@ struct LaunchFront {
 };
 
 template <int D>
+struct LaunchBodyForces {
+    CudaSimulation<D>* simulation;
+    std::uint32_t count;
+    template <class QueryT, class ViewT, class KernelT>
+    void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
+        simulation->template launch_body_forces<QueryT>(view, kernel, count);
+    }
+};
+
+template <int D>
+template <class QueryT, class ViewT, class KernelT>
+void CudaSimulation<D>::launch_body_forces(const ViewT& view, const KernelT& kernel,
+                                           std::uint32_t count) {
+    const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(body_sums_.get(), 0, 6 * count * sizeof(double), stream_));
+    body_forces_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+        view, particles, kernel, plan_.fluid, n_, id_[current_].get(), d_tags(), bodies_.get(),
+        count, walls_view(), body_sums_.get());
+    SLUICE_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
                                       GaugeSums<D>* sums) {
@@ -239,7 +261,29 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         upload(wall_points_.get(), points, stream_);
         uploaded_wall_points_ = request.wall_points;
     }
-    auto& slot = gauge_results_->acquire(count, walls, fronts);
+    const std::uint32_t bodies = static_cast<std::uint32_t>(request.bodies.size());
+    if (bodies > body_capacity_) {
+        bodies_.allocate(bodies, account_);
+        body_sums_.allocate(6u * bodies, account_);
+        body_capacity_ = bodies;
+        uploaded_bodies_.clear();
+    }
+    const auto same_body = [](const GaugeRequest::Body& a, const GaugeRequest::Body& b) {
+        return a.first_id == b.first_id && a.id_count == b.id_count && a.object == b.object &&
+               a.moment_point == b.moment_point;
+    };
+    if (bodies > 0 && !std::equal(request.bodies.begin(), request.bodies.end(),
+                                  uploaded_bodies_.begin(), uploaded_bodies_.end(), same_body)) {
+        std::vector<DeviceBody<D>> b(bodies);
+        for (std::uint32_t k = 0; k < bodies; ++k) {
+            const GaugeRequest::Body& r = request.bodies[k];
+            b[k] = {r.first_id, r.id_count, r.object, from_array3<D>(r.moment_point)};
+        }
+        upload(bodies_.get(), b, stream_);
+        SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_)); // b is pageable and goes now
+        uploaded_bodies_ = request.bodies;
+    }
+    auto& slot = gauge_results_->acquire(count, walls, fronts, bodies);
     auto lease = std::make_shared<SlotLease<GaugeResultPool<D>>>(gauge_results_, slot);
     slot.points = count;
     slot.wall_points = walls;
@@ -263,6 +307,13 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.keys.get(), front_keys_.get(),
                                           front_keys * fronts * sizeof(std::uint32_t),
                                           cudaMemcpyDeviceToHost, stream_));
+    if (bodies > 0) {
+        dispatch_neighbour_query<D>(plan_.query, view_,
+                                    with_kernel(LaunchBodyForces<D>{this, bodies}, plan_.kernel));
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.forces.get(), body_sums_.get(),
+                                          6 * bodies * sizeof(double), cudaMemcpyDeviceToHost,
+                                          stream_));
+    }
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, stream_));
     // Deferred: the thread that calls get() waits for the copy and converts it.
     return std::async(std::launch::deferred, [lease] { return lease->take(); });
@@ -276,8 +327,11 @@ GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     gauge_results_->complete_pending();
     GaugeResponse out = sample.get();
-    if (comm_)
+    if (comm_) {
         combine_gauges(*comm_, slabs_, D, request, out);
+        if (!out.forces.empty())
+            comm_->sum(out.forces.front().data(), static_cast<int>(6 * out.forces.size()));
+    }
     return out;
 }
 

@@ -182,6 +182,10 @@ template <int D>
 struct PackedParticlesView {
     const Vec<D>* position = nullptr; ///< the neighbour view's sorted positions
     const Float4* motions = nullptr;  ///< one per particle, bin order
+    /// mDBC with moving walls (FluidConstants::moving_walls): the ids in bin order and the
+    /// walls' motion; else unset.
+    const std::uint32_t* ids = nullptr;
+    MovingWallsView<D> walls{};
 
     /// Velocity, density and type of neighbour j from its one 16-byte motion entry.
     SLUICE_HD SLUICE_INLINE NeighbourMotion<D> motion(std::uint32_t j) const {
@@ -189,6 +193,10 @@ struct PackedParticlesView {
         const float signed_rho = motion_signed_density<D>(m);
         return {motion_velocity<D>(m), decode_density(signed_rho),
                 decode_type(signed_rho) == ParticleType::fluid};
+    }
+    /// Wall particle j's own velocity at x_j (m/s; moving walls only, physics.h).
+    SLUICE_HD SLUICE_INLINE Vec<D> wall_velocity(std::uint32_t j, const Vec<D>& x_j) const {
+        return walls.wall_velocity(ids[j], x_j);
     }
     /// p_j/ρ_j², stored in the padding of the position (3D) or the motion (2D).
     SLUICE_HD SLUICE_INLINE float p_rho2(std::uint32_t j, float /*rho_j*/) const {
@@ -217,7 +225,8 @@ make_packed_visitor(const PackedParticlesView<D>& particles, const KernelT& kern
                                                         decode_density(signed_rho),
                                                         packed_p_rho2(position_i, motion_i),
                                                         decode_type(signed_rho) ==
-                                                            ParticleType::fluid};
+                                                            ParticleType::fluid,
+                                                        position_i};
 }
 
 /// interact_particle (physics.h) over the packed layout: one neighbour query, all derivatives of
