@@ -16,7 +16,9 @@ Per gauge:
   waves count (the part before the first and after the last up-crossing is dropped). An
   up-crossing opens a new wave only once eta has fallen below -DEAD_BAND times the window's
   range (max - min) since the last one, so that noise riding on a crossing does not split a
-  wave. Reported: the number of waves, the mean H and the mean T.
+  wave. Reported: the number of waves, the mean H and the mean T, and their medians (a gauge's
+  one outlying sample, a drop above the surface, can split a wave in two and move the means;
+  the medians of a regular record keep the waves' value).
   with --period T: the first harmonic at omega = 2 pi / T, the least-squares fit of
   eta ~ c + a cos(omega t) + b sin(omega t) over the window (any length of at least one period,
   not necessarily a whole number of them): amplitude |A| and phase arg A of the complex
@@ -51,8 +53,8 @@ Goda & Suzuki recommend 0.05 < DX/L < 0.45 (L = 2 pi / k) for accurate results.
 
 Prints a small table; --json prints one JSON object instead (for tests and scripts):
   {"run", "t_range": [t0, t1], "period", "gauges": {NAME: {"mean", "waves", "mean_height",
-   "mean_period", ["amplitude", "phase"]}}, ["reflection": {"gauges", "spacing", "depth",
-   "period", "wave_number", "wavelength", "sin_k_spacing", "incident", "reflected",
+   "mean_period", "median_height", "median_period", ["amplitude", "phase"]}},
+   ["reflection": {"gauges", "spacing", "depth", "period", "wave_number", "wavelength", "sin_k_spacing", "incident", "reflected",
    "coefficient"}]}
 Errors (a missing file or column, a window without a complete wave, a singular spacing) are
 printed on stderr with exit status 2. Importable: zero_crossing, harmonic, wave_number,
@@ -113,7 +115,8 @@ def finite(t, eta):
 
 def zero_crossing(t, eta):
     """Zero-up-crossing statistics of eta about its mean: {"waves", "mean_height",
-    "mean_period"} over the complete waves (module docstring); NaN samples are skipped.
+    "mean_period", "median_height", "median_period"} over the complete waves (module
+    docstring); NaN samples are skipped.
     Raises AnalysisError without a complete wave."""
     t, eta = finite(t, eta)
     if t.size < 3:
@@ -136,7 +139,8 @@ def zero_crossing(t, eta):
         heights.append(wave.max() - wave.min())
         periods.append(t1 - t0)
     return {"waves": len(heights), "mean_height": float(np.mean(heights)),
-            "mean_period": float(np.mean(periods))}
+            "mean_period": float(np.mean(periods)), "median_height": float(np.median(heights)),
+            "median_period": float(np.median(periods))}
 
 
 def harmonic(t, eta, omega):
@@ -233,11 +237,12 @@ def print_table(result):
     print(f"window {t0:g}-{t1:g} s" +
           (f", harmonic at T = {result['period']:g} s" if result["period"] else ""))
     with_harmonic = result["period"] is not None
-    head = f"{'gauge':12s}{'waves':>7s}{'H (m)':>12s}{'T (s)':>12s}{'mean (m)':>12s}"
+    head = (f"{'gauge':12s}{'waves':>7s}{'H (m)':>12s}{'T (s)':>12s}{'median H':>12s}"
+            f"{'median T':>12s}{'mean (m)':>12s}")
     print(head + (f"{'a1 (m)':>12s}{'phase (rad)':>13s}" if with_harmonic else ""))
     for name, s in result["gauges"].items():
         row = (f"{name:12s}{s['waves']:7d}{s['mean_height']:12.5g}{s['mean_period']:12.5g}"
-               f"{s['mean']:12.5g}")
+               f"{s['median_height']:12.5g}{s['median_period']:12.5g}{s['mean']:12.5g}")
         if with_harmonic:
             row += f"{s['amplitude']:12.5g}{s['phase']:13.4f}"
         print(row)

@@ -126,6 +126,18 @@ class WaveAnalysis(unittest.TestCase):
         self.assertEqual(stats["waves"], 9)
         self.assertAlmostEqual(stats["mean_period"], 1.0, delta=0.005)
 
+    def test_one_outlying_sample_moves_the_means_not_the_medians(self):
+        # A drop above the surface in a trough adds an up-crossing and splits one wave in two.
+        t = np.arange(0.0, 10.0, 0.01)
+        eta = -0.05 * np.cos(2 * math.pi * t)
+        eta[500] = 0.2  # t = 5 s, the bottom of a trough
+        stats = wave_analysis.zero_crossing(t, eta)
+        self.assertEqual(stats["waves"], 10)
+        self.assertGreater(stats["mean_height"], 0.11)
+        self.assertLess(stats["mean_period"], 0.95)
+        self.assertAlmostEqual(stats["median_height"], 0.1, delta=1e-3)
+        self.assertAlmostEqual(stats["median_period"], 1.0, delta=1e-3)
+
     def test_harmonic_of_a_partial_window(self):
         t = np.linspace(0.3, 2.9, 500)  # 1.73 periods
         w = 2 * math.pi / 1.5

@@ -9,6 +9,7 @@
 ///   the smallest between them, its period the time between them; only complete waves count.
 ///   An up-crossing opens a new wave only once η has fallen below −zero_crossing_dead_band times
 ///   the record's range since the last one, so noise riding on a crossing does not split a wave.
+///   Reported: the count, the mean and the median of the heights and of the periods.
 /// - First harmonic: the least-squares fit η ≈ c + a cos ωt + b sin ωt over the record (any
 ///   length of at least one period), returned as A = a + i b, so that
 ///   \f$\eta \approx c + \mathrm{Re}(A e^{-i\omega t})\f$.
@@ -47,9 +48,21 @@ struct WaveStatistics {
     double mean_height; ///< m, crest to trough; NaN without a complete wave
     double mean_period; ///< s, between successive up-crossings; NaN without a complete wave
     int waves;          ///< complete waves counted (0: none)
+    /// The medians of the waves' heights (m) and periods (s): a gauge's one outlying sample
+    /// (a drop above the surface) can add an up-crossing, which splits one wave into two short
+    /// ones and moves the means; the medians of a regular record keep the waves' value.
+    double median_height;
+    double median_period;
 };
 
 namespace detail {
+
+/// The median of v (the mean of the two middle values for an even count); v is not empty.
+inline double median(std::vector<double> v) {
+    const std::size_t n = v.size();
+    std::sort(v.begin(), v.end());
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 /// The samples where both t and η are finite.
 inline std::pair<std::vector<double>, std::vector<double>>
@@ -74,7 +87,7 @@ inline WaveStatistics zero_crossing(const std::vector<double>& t, const std::vec
     const double nan = std::numeric_limits<double>::quiet_NaN();
     auto [ts, e] = detail::finite_samples(t, eta);
     if (e.size() < 3)
-        return {nan, nan, 0};
+        return {nan, nan, 0, nan, nan};
     double mean = 0.0;
     for (double v : e)
         mean += v;
@@ -96,15 +109,20 @@ inline WaveStatistics zero_crossing(const std::vector<double>& t, const std::vec
         }
     }
     if (times.size() < 2)
-        return {nan, nan, 0};
-    double height = 0.0;
+        return {nan, nan, 0, nan, nan};
+    std::vector<double> heights, periods;
     for (std::size_t w = 0; w + 1 < starts.size(); ++w) {
         const auto [trough, crest] =
             std::minmax_element(e.begin() + starts[w], e.begin() + starts[w + 1]);
-        height += *crest - *trough;
+        heights.push_back(*crest - *trough);
+        periods.push_back(times[w + 1] - times[w]);
     }
-    const int waves = static_cast<int>(times.size()) - 1;
-    return {height / waves, (times.back() - times.front()) / waves, waves};
+    const int waves = static_cast<int>(heights.size());
+    double height = 0.0;
+    for (double h : heights)
+        height += h;
+    return {height / waves, (times.back() - times.front()) / waves, waves, detail::median(heights),
+            detail::median(periods)};
 }
 
 /// The least-squares first harmonic at ω (rad/s): A with η ≈ c + Re(A e^{−iωt}), that is

@@ -97,6 +97,22 @@ TEST(WaveAnalysis, NoiseOnACrossingDoesNotSplitAWave) {
     EXPECT_NEAR(stats.mean_period, 1.0, 0.005);
 }
 
+// A gauge's one outlying sample in a trough (a drop above the surface) adds an up-crossing: one
+// wave splits into two short ones, the means move, the medians keep the waves' height and period.
+TEST(WaveAnalysis, OneOutlyingSampleMovesTheMeansNotTheMedians) {
+    const std::vector<double> t = times(0.0, 9.999, 0.01);
+    std::vector<double> eta;
+    for (double tk : t)
+        eta.push_back(-0.05 * std::cos(2 * pi * tk));
+    eta[500] = 0.2; // t = 5 s, the bottom of a trough
+    const auto stats = zero_crossing(t, eta);
+    EXPECT_EQ(stats.waves, 10);
+    EXPECT_GT(stats.mean_height, 0.11);
+    EXPECT_LT(stats.mean_period, 0.95);
+    EXPECT_NEAR(stats.median_height, 0.1, 1e-3);
+    EXPECT_NEAR(stats.median_period, 1.0, 1e-3);
+}
+
 TEST(WaveAnalysis, NoCompleteWave) {
     EXPECT_EQ(zero_crossing({}, {}).waves, 0);
     EXPECT_EQ(zero_crossing({0.0}, {1.0}).waves, 0);
