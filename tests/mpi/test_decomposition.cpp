@@ -2,7 +2,10 @@
 // run by ctest under `mpirun -np 2` and `-np 3` (tests/CMakeLists.txt). Every process runs the
 // single-process simulation too (the cases are small), gathers the pieces of the split one and
 // compares them, so every process reaches the same verdict and the collectives stay in step.
-// Started without mpirun, the tests skip.
+// Started without mpirun, the tests skip. The checkpoints' tests are in
+// test_decomposition_restart.cpp, what they share in decomposition_support.h, main() in main.cpp.
+
+#include "decomposition_support.h"
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
@@ -33,142 +36,15 @@ using namespace sluice;
 using sluice::test::box;
 using sluice::test::Difference;
 using sluice::test::difference;
+using namespace sluice::decomposition_test;
 
 namespace {
-
-constexpr double g = 9.81;
-
-std::unique_ptr<Communicator> world() {
-    return Communicator::world();
-}
-
-#define SKIP_WITHOUT_PROCESSES(comm)                                                               \
-    do {                                                                                           \
-        if (!(comm))                                                                               \
-            GTEST_SKIP() << "not started by mpirun with several processes";                        \
-    } while (0)
-
-/// The whole run's state from every process's piece, in id order, on every process.
-Snapshot gather_snapshot(const Communicator& comm, const Snapshot& piece) {
-    std::vector<std::byte> mine;
-    ByteWriter out(mine);
-    for (std::size_t i = 0; i < piece.size(); ++i) {
-        out.put(piece.id[i]);
-        out.put(piece.type[i]);
-        out.put(piece.position[i]);
-        out.put(piece.velocity[i]);
-        out.put(piece.density[i]);
-    }
-    struct Row {
-        std::uint32_t id;
-        ParticleType type;
-        std::array<float, 3> position, velocity;
-        float density;
-    };
-    std::vector<Row> rows;
-    for (const std::vector<std::byte>& b : comm.all_gather(mine)) {
-        ByteReader in(b);
-        while (!in.done()) {
-            Row r;
-            r.id = in.get<std::uint32_t>();
-            r.type = in.get<ParticleType>();
-            r.position = in.get<std::array<float, 3>>();
-            r.velocity = in.get<std::array<float, 3>>();
-            r.density = in.get<float>();
-            rows.push_back(r);
-        }
-    }
-    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
-    Snapshot s = piece;
-    s.id.clear();
-    s.type.clear();
-    s.position.clear();
-    s.velocity.clear();
-    s.density.clear();
-    s.pressure.clear();
-    for (const Row& r : rows) {
-        s.id.push_back(r.id);
-        s.type.push_back(r.type);
-        s.position.push_back(r.position);
-        s.velocity.push_back(r.velocity);
-        s.density.push_back(r.density);
-    }
-    return s;
-}
-
-ParticleCounts total_counts(const Communicator& comm, const Simulation& sim) {
-    const ParticleCounts c = sim.counts();
-    std::uint64_t v[3] = {c.fluid, c.boundary, c.excluded};
-    comm.sum(v, 3);
-    return {v[0], v[1], v[2]};
-}
-
-std::uint64_t test_particle_count(const Communicator& comm, const Simulation& sim) {
-    const ParticleCounts n = total_counts(comm, sim);
-    return n.fluid + n.boundary + n.excluded;
-}
-
-/// Runs `steps` steps of the case in one process and split over the processes, and checks that
-/// they agree within the GPU/CPU agreement tolerance
-/// (tests/solver/backends/test_backend_agreement.cpp): |dx| < 10⁻³ dp, |dv| < 10⁻⁴ U,
-/// |dρ| < 10⁻⁴ ρ0 with U = sqrt(g·fluid_height), and dt within 10⁻⁴ of the single run's
-/// (relative), every step, each bound times `looser`: the split
-/// run differs only in the order of each particle's neighbour sums (migrated particles join a
-/// bin's list at its end).
-/// \returns the face moves of load balancing.
-std::size_t expect_split_run_agrees(const Communicator& comm, const Case& c, int steps,
-                                    double fluid_height, const std::string& what,
-                                    double looser = 1.0, Backend backend = Backend::cpu) {
-    auto single = make_simulation(c, Backend::cpu);
-    auto split = make_simulation(c, backend, comm);
-    const std::uint64_t particles = single->snapshot().size();
-    for (int k = 0; k < steps; ++k) {
-        single->step();
-        split->step();
-        // dt follows the largest acceleration, as sensitive to rounding as the velocities.
-        EXPECT_NEAR(split->last_dt(), single->last_dt(), looser * 1e-4 * single->last_dt())
-            << what << ", step " << k + 1;
-        // Every particle is owned by exactly one process, through every migration.
-        const ParticleCounts n = total_counts(comm, *split);
-        EXPECT_EQ(n.fluid + n.boundary + n.excluded, particles) << what << ", step " << k + 1;
-    }
-    const Snapshot a = single->snapshot();
-    const Snapshot b = gather_snapshot(comm, split->snapshot());
-    const Difference d = difference(a, b);
-    const SlabDecomposition slabs = *split->decomposition();
-    if (comm.is_root())
-        std::printf("%s%s: %d processes vs one after %d steps (t = %.4f s): max |dx| = %.3g dp, "
-                    "max |dv| = %.3g sqrt(gH), max |drho| = %.3g rho0; %zu face move(s)\n",
-                    backend == Backend::cuda ? "GPUs, " : "", what.c_str(), comm.size(), steps,
-                    single->time(), d.dx / c.dp, d.dv / std::sqrt(g * fluid_height),
-                    d.drho / c.constants.rho0, slabs.history.size());
-    EXPECT_LT(d.dx, looser * 1e-3 * c.dp) << what;
-    EXPECT_LT(d.dv, looser * 1e-4 * std::sqrt(g * fluid_height)) << what;
-    EXPECT_LT(d.drho, looser * 1e-4 * c.constants.rho0) << what;
-    EXPECT_NEAR(split->time(), single->time(), 1e-5 * single->time()) << what;
-    const ParticleCounts n = total_counts(comm, *split), one = single->counts();
-    EXPECT_EQ(n.fluid, one.fluid) << what;
-    EXPECT_EQ(n.boundary, one.boundary) << what;
-    EXPECT_EQ(n.excluded, one.excluded) << what;
-    return slabs.history.size();
-}
 
 Case dambreak_3d(double dp) {
     Case c = test::tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2},
                                 {0.6, 0.4, 0.5});
     c.name = "dambreak3d-small";
     c.constants.coefh = 0.75;
-    return c;
-}
-
-/// Fluid thrown across the slab faces and out of the domain through its open right side, the
-/// faces moving under it (balancing every 10 steps).
-Case thrown_fluid_case() {
-    Case c = test::tank_case_2d(0.04, 1.2, 1.0, box(0.0, 0.0, 0.8, 0.6));
-    c.tank->faces = face_bottom | face_left;
-    c.fluids[0].velocity = Eigen::Vector3d(8.0, 0.0, 0.0);
-    c.name = "fluid-thrown-out";
-    c.run.balance_interval = 10;
     return c;
 }
 
@@ -232,6 +108,51 @@ TEST(Decomposition, ModifiedWallsMatchOneProcess) {
     c3.physics.slip = SlipKind::free_slip;
     c3.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
     expect_split_run_agrees(*comm, c3, 100, 0.2, "dam break 3D, mDBC free-slip");
+}
+
+/// Moving walls (the Motion pass): a block inside the dam-break water, straddling the first
+/// slab face (found from a probe decomposition), pushed along the cut's axis at 1 m/s while it
+/// turns: its wall particles migrate across the face and its halo copies are placed where the
+/// owner's are, with DBC and with mDBC (ghost nodes turning with it), and a damping zone.
+Case moving_block_case(const Communicator& comm, BoundaryKind boundary) {
+    Case c = test::dambreak_case(0.04);
+    c.physics.boundary = boundary;
+    Obstacle block;
+    block.box = box(0.4, 0.4, 0.56, 0.56);
+    c.obstacles.push_back(block);
+    double face = 0.0;
+    {
+        const auto probe = make_simulation(c, Backend::cpu, comm);
+        face = probe->decomposition()->faces[1];
+    }
+    c.obstacles[0].box = box(face - 0.08, 0.4, face + 0.08, 0.56);
+    c.obstacles[0].object.name = "block";
+    MotionSegment push;
+    RectilinearMotion r;
+    r.velocity = Eigen::Vector3d(1.0, 0.0, 0.0);
+    push.end = 0.01;
+    push.motion = r;
+    MotionSegment turn;
+    turn.start = 0.01;
+    RotationMotion spin;
+    spin.point = Eigen::Vector3d(face + 0.01, 0.0, 0.48);
+    spin.angular_velocity = 4.0;
+    turn.motion = spin;
+    c.obstacles[0].object.motion = Motion{{push, turn}, 0};
+    DampingZone zone;
+    zone.start = Eigen::Vector3d(0.5, 0.0, 0.0);
+    zone.end = Eigen::Vector3d(1.5, 0.0, 0.0);
+    c.damping.push_back(zone);
+    return c;
+}
+
+TEST(Decomposition, MovingWallsMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc})
+        expect_split_run_agrees(*comm, moving_block_case(*comm, boundary), 200, 2.0,
+                                std::string("dam break 2D, a moving block, ") +
+                                    to_string(boundary));
 }
 
 /// Shifting: a particle's shift sums over its neighbours like the pair terms (the halo covers
@@ -319,153 +240,6 @@ TEST(Decomposition, GaugesMatchOneProcess) {
     }
 }
 
-/// Each process writes its own checkpoint file; read back, they continue exactly as the run
-/// that never stopped (balancing off: the faces do not depend on timing then).
-TEST(Decomposition, CheckpointOfEveryProcessContinuesBitForBit) {
-    const auto comm = world();
-    SKIP_WITHOUT_PROCESSES(comm);
-    Case c = test::dambreak_case(0.04);
-    c.run.balance_interval = 0;
-    const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "sluice_mpi_ck";
-    if (comm->is_root())
-        std::filesystem::remove_all(dir);
-    comm->barrier();
-    std::filesystem::create_directories(dir);
-    auto run = make_simulation(c, Backend::cpu, *comm);
-    for (int k = 0; k < 80; ++k)
-        run->step();
-    Checkpoint k;
-    k.case_name = c.name;
-    k.dp = c.dp;
-    k.integrator = "symplectic";
-    k.state = run->save_state();
-    k.process = static_cast<std::uint32_t>(comm->rank());
-    k.processes = static_cast<std::uint32_t>(comm->size());
-    k.total_particles = test_particle_count(*comm, *run);
-    k.slab_axis = run->decomposition()->axis;
-    k.slab_faces = run->decomposition()->faces;
-    const std::filesystem::path path = write_checkpoint(dir, k);
-    EXPECT_EQ(path, checkpoint_path(dir, c.name, 80, k.process));
-    comm->barrier();
-    const Checkpoint back = read_checkpoint(path);
-    EXPECT_EQ(back.processes, k.processes);
-    EXPECT_EQ(back.slab_faces, k.slab_faces);
-    auto continued = make_simulation(c, Backend::cpu, *comm, back.state,
-                                     slabs_with_faces(back.slab_axis, back.slab_faces, 0.0, 0.0),
-                                     back.total_particles);
-    for (int s = 0; s < 80; ++s) {
-        run->step();
-        continued->step();
-    }
-    const Snapshot a = gather_snapshot(*comm, run->snapshot());
-    const Snapshot b = gather_snapshot(*comm, continued->snapshot());
-    const Difference d = difference(a, b);
-    EXPECT_EQ(d.dx, 0.0);
-    EXPECT_EQ(d.dv, 0.0);
-    EXPECT_EQ(d.drho, 0.0);
-    EXPECT_EQ(continued->time(), run->time());
-    comm->barrier();
-    if (comm->is_root())
-        std::filesystem::remove_all(dir);
-}
-
-/// A restart under another number of processes (`sluice run --restart`, regrouped): every
-/// process's checkpoint piece read back and merged into the whole run
-/// (read_latest_whole_checkpoint), continued in one process, and cut afresh over these processes
-/// (split_state); both continue within the agreement tolerance of the run that never stopped
-/// (other cuts sum in other orders) and lose no particle. The fluid thrown across the faces and
-/// out of the domain: exclusions already reported carry over to whoever owns the particle now.
-void expect_regrouped_restart_continues(const Communicator& comm, Backend backend) {
-    Case c = thrown_fluid_case();
-    c.run.balance_interval = 0;
-    const std::filesystem::path dir =
-        std::filesystem::path(testing::TempDir()) /
-        (backend == Backend::cuda ? "sluice_regroup_gpu" : "sluice_regroup");
-    if (comm.is_root())
-        std::filesystem::remove_all(dir);
-    comm.barrier();
-    std::filesystem::create_directories(dir);
-    auto run = make_simulation(c, backend, comm);
-    for (int k = 0; k < 400; ++k) // until the first particles have left
-        run->step();
-    const int steps = 150;
-    Checkpoint k;
-    k.case_name = c.name;
-    k.dp = c.dp;
-    k.integrator = "symplectic";
-    k.state = run->save_state();
-    k.process = static_cast<std::uint32_t>(comm.rank());
-    k.processes = static_cast<std::uint32_t>(comm.size());
-    k.total_particles = test_particle_count(comm, *run);
-    k.slab_axis = run->decomposition()->axis;
-    k.slab_faces = run->decomposition()->faces;
-    write_checkpoint(dir, k);
-    comm.barrier();
-    std::vector<std::string> warnings;
-    const Checkpoint whole = read_latest_whole_checkpoint(dir, c.name, warnings);
-    EXPECT_TRUE(warnings.empty());
-    EXPECT_EQ(whole.processes, k.processes);
-    ASSERT_EQ(whole.state.size(), k.total_particles);
-    const ParticleCounts before = total_counts(comm, *run);
-    EXPECT_GT(before.excluded, 0u) << "the case should have thrown fluid out by now";
-    EXPECT_EQ(whole.state.excluded.size(), before.excluded);
-
-    auto one = make_simulation(c, backend, whole.state);
-    SlabStart piece = split_state(c, whole.state, comm);
-    std::uint64_t held = piece.state.size();
-    comm.sum(&held, 1);
-    EXPECT_EQ(held, whole.state.size()); // every particle in exactly one slab
-    auto regrouped = make_simulation(
-        c, backend, comm, piece.state,
-        slabs_with_faces(piece.slabs.axis, piece.slabs.faces, 0.0, 0.0), piece.total_particles);
-    EXPECT_EQ(total_counts(comm, *regrouped).excluded, before.excluded);
-    for (int s = 0; s < steps; ++s) {
-        run->step();
-        one->step();
-        regrouped->step();
-    }
-    const Snapshot a = gather_snapshot(comm, run->snapshot());
-    const double fluid_height = 0.6;
-    for (const auto& [what, d] :
-         {std::pair{"one process", difference(a, one->snapshot())},
-          std::pair{"a fresh cut", difference(a, gather_snapshot(comm, regrouped->snapshot()))}}) {
-        if (comm.is_root())
-            std::printf("%sregrouped restart after 400 steps, %s, %d steps on: max |dx| = %.3g dp, "
-                        "|dv| = %.3g sqrt(gH), |drho| = %.3g rho0\n",
-                        backend == Backend::cuda ? "GPUs, " : "", what, steps, d.dx / c.dp,
-                        d.dv / std::sqrt(g * fluid_height), d.drho / c.constants.rho0);
-        EXPECT_LT(d.dx, 1e-3 * c.dp) << what;
-        EXPECT_LT(d.dv, 1e-4 * std::sqrt(g * fluid_height)) << what;
-        EXPECT_LT(d.drho, 1e-4 * c.constants.rho0) << what;
-    }
-    const ParticleCounts after = total_counts(comm, *run);
-    EXPECT_EQ(one->counts().excluded, after.excluded);
-    EXPECT_EQ(total_counts(comm, *regrouped).excluded, after.excluded);
-    EXPECT_EQ(total_counts(comm, *regrouped).fluid, after.fluid);
-    comm.barrier();
-    if (comm.is_root())
-        std::filesystem::remove_all(dir);
-}
-
-TEST(Decomposition, CheckpointContinuesUnderAnotherProcessCount) {
-    const auto comm = world();
-    SKIP_WITHOUT_PROCESSES(comm);
-    expect_regrouped_restart_continues(*comm, Backend::cpu);
-}
-
-/// Whether every process has a GPU (the same answer on every process): one of its own, or one
-/// it shares under tests/mpi/share_gpus.
-bool every_process_has_a_gpu(const Communicator& comm) {
-    return comm.min(cuda_device_of_process(comm.local_rank()) >= 0 ? 1.0 : 0.0) > 0.0;
-}
-
-#define SKIP_WITHOUT_A_GPU_EACH(comm)                                                              \
-    do {                                                                                           \
-        SKIP_WITHOUT_PROCESSES(comm);                                                              \
-        if (!every_process_has_a_gpu(*(comm)))                                                     \
-            GTEST_SKIP() << "not a GPU for every process";                                         \
-    } while (0)
-
 // On several GPUs (one per process, NCCL between them) against one process on the CPU: the
 // GPU/CPU agreement tolerance.
 
@@ -501,6 +275,15 @@ TEST(DecompositionCuda, ModifiedWallsMatchOneProcess) {
     Case c3 = balanced_dambreak_3d();
     c3.physics.boundary = BoundaryKind::mdbc;
     expect_split_run_agrees(*comm, c3, 100, 0.2, "dam break 3D, mDBC", 1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, MovingWallsMatchOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc})
+        expect_split_run_agrees(*comm, moving_block_case(*comm, boundary), 200, 2.0,
+                                std::string("dam break 2D, a moving block, ") + to_string(boundary),
+                                1.0, Backend::cuda);
 }
 
 TEST(DecompositionCuda, ShiftingMatchesOneProcess) {
@@ -702,39 +485,6 @@ TEST(DecompositionCuda, GaugesMatchOneProcess) {
     }
 }
 
-/// A checkpoint per GPU continues within the GPU/CPU tolerance of the run that never stopped
-/// (the atomic construction orders a bin's particles differently after a restart).
-/// The regrouped restart on the GPUs (Decomposition.CheckpointContinuesUnderAnotherProcessCount).
-TEST(DecompositionCuda, CheckpointContinuesUnderAnotherProcessCount) {
-    const auto comm = world();
-    SKIP_WITHOUT_A_GPU_EACH(comm);
-    expect_regrouped_restart_continues(*comm, Backend::cuda);
-}
-
-TEST(DecompositionCuda, CheckpointOfEveryProcessContinues) {
-    const auto comm = world();
-    SKIP_WITHOUT_A_GPU_EACH(comm);
-    Case c = test::dambreak_case(0.04);
-    c.run.balance_interval = 0;
-    auto run = make_simulation(c, Backend::cuda, *comm);
-    for (int k = 0; k < 80; ++k)
-        run->step();
-    const SimulationState piece = run->save_state();
-    const std::uint64_t total = test_particle_count(*comm, *run);
-    auto continued = make_simulation(
-        c, Backend::cuda, *comm, piece,
-        slabs_with_faces(run->decomposition()->axis, run->decomposition()->faces, 0.0, 0.0), total);
-    for (int k = 0; k < 80; ++k) {
-        run->step();
-        continued->step();
-    }
-    const Difference d = difference(gather_snapshot(*comm, run->snapshot()),
-                                    gather_snapshot(*comm, continued->snapshot()));
-    EXPECT_LT(d.dx, 1e-3 * c.dp);
-    EXPECT_LT(d.dv, 1e-4 * std::sqrt(g * 2.0));
-    EXPECT_LT(d.drho, 1e-4 * c.constants.rho0);
-}
-
 TEST(Decomposition, TooManyProcessesForTheDomainIsAClearError) {
     const auto comm = world();
     SKIP_WITHOUT_PROCESSES(comm);
@@ -752,12 +502,3 @@ TEST(Decomposition, TooManyProcessesForTheDomainIsAClearError) {
 }
 
 } // namespace
-
-int main(int argc, char** argv) {
-    MpiSession mpi(argc, argv);
-    ::testing::InitGoogleTest(&argc, argv);
-    if (mpi.rank() != 0) // one report; every process still runs and checks every test
-        delete ::testing::UnitTest::GetInstance()->listeners().Release(
-            ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
-    return RUN_ALL_TESTS();
-}
