@@ -217,8 +217,9 @@ void add_output_options(CLI::App* command, ParsedValues& v) {
         ->type_name("LIST");
     command
         ->add_option("--boundary-output", v.boundary_output,
-                     "boundary particles in every snapshot or only in the first (they do not "
-                     "move); overrides <output boundary>")
+                     "boundary particles in every snapshot or only in the first (fixed walls do "
+                     "not move; moving objects are written every time); overrides <output "
+                     "boundary>")
         ->check(CLI::IsMember({"every", "first"}).description(""))
         ->type_name("every|first");
     command

@@ -314,6 +314,30 @@ TEST_F(OutputTest, BoundaryOnlyInTheFirstSnapshotWhenAsked) {
     expect_vtp_holds(writer.write_failure(s1), s1, format);
 }
 
+/// Moving objects' boundary particles (VtpFormat::moving_boundary) are written in every
+/// snapshot also when the others are left out after the first: here the walls with ids 23 and
+/// 53 (particles 2 and 5 of make_snapshot's), of the range [20, 60), and none of the others.
+TEST_F(OutputTest, MovingBoundaryParticlesInEverySnapshot) {
+    SnapshotSeriesWriter writer(root_, "moving");
+    VtpFormat format;
+    format.moving_boundary = {{20u, 40u}};
+    writer.set_format(format, true);
+    const Snapshot s0 = make_snapshot(2, 12, 0.0), s1 = make_snapshot(2, 12, 0.1);
+    writer.write(s0);
+    writer.write(s1);
+    const vtkSmartPointer<vtkPolyData> later = read_vtp(root_ / "moving_0001.vtp");
+    EXPECT_EQ(later->GetNumberOfPoints(), 10); // 8 fluid + the 2 moving walls of 4
+    vtkDataArray* ids = later->GetPointData()->GetArray("id");
+    vtkDataArray* types = later->GetPointData()->GetArray("type");
+    ASSERT_NE(ids, nullptr);
+    std::vector<double> walls;
+    for (vtkIdType k = 0; k < later->GetNumberOfPoints(); ++k)
+        if (types->GetTuple1(k) != 0.0)
+            walls.push_back(ids->GetTuple1(k));
+    EXPECT_EQ(walls, (std::vector<double>{23.0, 53.0}));
+    EXPECT_EQ(read_vtp(root_ / "moving_0000.vtp")->GetNumberOfPoints(), 12);
+}
+
 TEST_F(OutputTest, ConcurrentWritesFinishInAnyOrderAndThePvdListsOnlyCompleteOnes) {
     SnapshotSeriesWriter writer(root_, "pool");
     std::vector<std::size_t> index;
