@@ -141,7 +141,8 @@ namespace {
 TEST(Particles, PreflightCountIsExactForTheShippedCases) {
     // estimate_particle_count works from the geometry alone; for boxes and tanks (every shipped
     // case) it must equal what generation produces.
-    for (const char* name : {"dambreak2d", "still_water2d", "dambreak3d", "dambreak3d_1m"}) {
+    for (const char* name : {"dambreak2d", "still_water2d", "dambreak3d", "dambreak3d_1m",
+                             "sloshing2d", "wave_flume2d", "dambreak_gate3d"}) {
         SCOPED_TRACE(name);
         const Case c = read_case(std::string(SLUICE_CASES_DIR) + "/" + name + ".xml");
         const ParticleCountEstimate e = estimate_particle_count(c);
