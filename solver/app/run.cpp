@@ -69,6 +69,14 @@ void Run::print_header() {
     }
 }
 
+const std::vector<ObjectIds>& Run::object_ids() {
+    if (!object_ids_) {
+        object_ids_.emplace();
+        (void)boundary_positions(c_, &*object_ids_);
+    }
+    return *object_ids_;
+}
+
 /// Output off the critical path (io/run_output.h); the cadences of the loop (step_loop.h):
 /// output times are k·interval, a snapshot is written at the first step that reaches one.
 void Run::open_output() {
@@ -78,8 +86,7 @@ void Run::open_output() {
     s.format = c_.output.format;
     s.boundary_only_first = c_.output.boundary_only_first;
     if (s.boundary_only_first && has_motion(c_)) { // moving objects in every snapshot
-        std::vector<ObjectIds> objects;
-        (void)boundary_positions(c_, &objects);
+        const std::vector<ObjectIds>& objects = object_ids();
         const std::vector<BoundaryObjectRef> refs = boundary_objects(c_);
         for (std::size_t k = 0; k < refs.size() && k < objects.size(); ++k)
             if (refs[k].properties->motion)
@@ -128,9 +135,7 @@ void Run::open_gauges() {
     for (const BoundaryObjectRef& o : boundary_objects(c_))
         named = named || !o.properties->name.empty();
     if (named) {
-        std::vector<ObjectIds> objects;
-        (void)boundary_positions(c_, &objects);
-        force_plan_ = std::make_unique<ForcePlan>(c_, objects);
+        force_plan_ = std::make_unique<ForcePlan>(c_, object_ids());
         std::vector<std::string> comments = {
             "sluice forces of case " + c_.name +
                 " (cases/README.md: the force of the fluid on each named object, from the "

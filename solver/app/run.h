@@ -62,6 +62,9 @@ private:
     void finish_summary(const std::string& status, const std::string& failure);
     int failed(const SimulationFailure& failure);
     int stopped();
+    /// Each boundary object's particle ids (boundary_positions), generated once for the moving
+    /// objects' snapshots and forces.csv.
+    const std::vector<ObjectIds>& object_ids();
 
     const Case& c_;
     const Options& o_;
@@ -77,8 +80,9 @@ private:
     RunSummary summary_;
     DiagnosticsConstants diagnostics_constants_;
     std::unique_ptr<GaugePlan> gauge_plan_;
-    std::unique_ptr<SensorAverages> sensor_averages_; ///< used by gauges.csv's writer thread
-    std::unique_ptr<ForcePlan> force_plan_;           ///< named objects: forces.csv
+    std::unique_ptr<SensorAverages> sensor_averages_;  ///< used by gauges.csv's writer thread
+    std::unique_ptr<ForcePlan> force_plan_;            ///< named objects: forces.csv
+    std::optional<std::vector<ObjectIds>> object_ids_; ///< object_ids()
     std::unique_ptr<RunOutput> output_;
     std::vector<double> output_times_; ///< of every snapshot submitted, in order
     ProgressReporter progress_;

@@ -86,6 +86,13 @@ Case turning_box_case(double dp, BoundaryKind boundary) {
     return c;
 }
 
+/// The force plan of the case's named objects (as `sluice run` makes it for forces.csv).
+ForcePlan force_plan(const Case& c) {
+    std::vector<ObjectIds> objects;
+    (void)boundary_positions(c, &objects);
+    return ForcePlan(c, objects);
+}
+
 /// The largest distance (m) between each moving wall particle of `s` and where its object's
 /// motion puts it at s.time (evaluated in double on the host), and of its velocity (DBC only:
 /// mDBC's is the fluid's mirror).
@@ -97,12 +104,15 @@ PathError path_error(const Case& c, const Snapshot& s, bool velocities) {
     const MotionTables tables = make_motion_tables(c, c.run.end_time);
     std::vector<ObjectIds> objects;
     const std::vector<Eigen::Vector3d> reference = boundary_positions(c, &objects);
+    std::vector<RigidState> states; // each object's at s.time
+    for (std::uint32_t k = 0; k < objects.size(); ++k)
+        states.push_back(object_state(tables, k, s.time));
     PathError e;
     for (std::size_t i = 0; i < s.size(); ++i) {
         for (std::uint32_t k = 0; k < objects.size(); ++k) {
             if (!tables.moves[k] || s.id[i] - objects[k].first >= objects[k].count)
                 continue;
-            const RigidState st = object_state(tables, k, s.time);
+            const RigidState& st = states[k];
             const Eigen::Vector3d& x0 = reference[s.id[i]];
             Eigen::Vector3d x, v;
             for (int a = 0; a < 3; ++a)
@@ -142,30 +152,26 @@ PathError follow(const Case& c, Backend backend, double until) {
 // Float rounding: a position is R x0 + T in float, |x| ≤ 2 m: a few ulp of 2 m (2.4e-7 each).
 constexpr double position_rounding = 2e-6, velocity_rounding = 2e-6;
 
-TYPED_TEST(MovingWalls, PaddleFollowsItsPath2D) {
+/// Both wall models of the case `make(dp, boundary)` follow their path for `until` seconds.
+template <class MakeCase>
+void expect_follows_path(MakeCase make, const char* what, Backend backend, double until) {
     for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc}) {
-        const Case c = paddle_case(0.02, boundary);
-        const PathError e = follow(c, TypeParam::backend, 0.2);
-        std::printf("paddle 2D, %s: %zu wall particles, largest position error %.3g m, velocity "
-                    "%.3g m/s\n",
-                    to_string(boundary), e.walls, e.position, e.velocity);
+        const PathError e = follow(make(0.02, boundary), backend, until);
+        std::printf("%s, %s: %zu wall particles, largest position error %.3g m, velocity %.3g "
+                    "m/s\n",
+                    what, to_string(boundary), e.walls, e.position, e.velocity);
         EXPECT_GT(e.walls, 0u);
         EXPECT_LT(e.position, position_rounding) << to_string(boundary);
         EXPECT_LT(e.velocity, velocity_rounding) << to_string(boundary);
     }
 }
 
+TYPED_TEST(MovingWalls, PaddleFollowsItsPath2D) {
+    expect_follows_path(paddle_case, "paddle 2D", TypeParam::backend, 0.2);
+}
+
 TYPED_TEST(MovingWalls, BoxFollowsItsTiltedRotation3D) {
-    for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc}) {
-        const Case c = turning_box_case(0.02, boundary);
-        const PathError e = follow(c, TypeParam::backend, 0.1);
-        std::printf("box 3D, %s: %zu wall particles, largest position error %.3g m, velocity "
-                    "%.3g m/s\n",
-                    to_string(boundary), e.walls, e.position, e.velocity);
-        EXPECT_GT(e.walls, 0u);
-        EXPECT_LT(e.position, position_rounding) << to_string(boundary);
-        EXPECT_LT(e.velocity, velocity_rounding) << to_string(boundary);
-    }
+    expect_follows_path(turning_box_case, "box 3D", TypeParam::backend, 0.1);
 }
 
 /// Still water 0.5 m deep in a tank 1 m wide whose right wall is a named obstacle ("wall") and
@@ -184,9 +190,7 @@ WallLoads still_water_loads(double dp, BoundaryKind boundary, Backend backend) {
     wall.box = test::box(1.0, -3.0 * dp, 1.0 + 3.0 * dp, 0.7);
     wall.object.name = "wall";
     c.obstacles.push_back(wall);
-    std::vector<ObjectIds> objects;
-    (void)boundary_positions(c, &objects);
-    const ForcePlan plan(c, objects);
+    const ForcePlan plan = force_plan(c);
     auto sim = make_simulation(c, backend);
     while (sim->time() < 1.0)
         sim->step();
@@ -299,9 +303,7 @@ void expect_agreement(const Case& c, int steps, const char* what, Backend backen
         other->step();
     }
     const test::Difference d = test::difference(cpu->snapshot(), other->snapshot());
-    std::vector<ObjectIds> objects;
-    (void)boundary_positions(c, &objects);
-    const ForcePlan plan(c, objects);
+    const ForcePlan plan = force_plan(c);
     const std::vector<double> a = plan.evaluate(cpu->sample_gauges(plan.request()));
     const std::vector<double> b = plan.evaluate(other->sample_gauges(plan.request()));
     double scale = 0.0, force = 0.0;

@@ -18,6 +18,7 @@
 #include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/gauge_plan.h"
+#include "support/gauge_record.h"
 #include "support/wave_analysis.h"
 
 #include <gtest/gtest.h>
@@ -46,15 +47,12 @@ double free_period(double dp, BoundaryKind boundary, Backend backend) {
     c.physics.boundary = boundary;
     auto sim = make_simulation(c, backend);
     const GaugePlan plan(c, sim->constants().support);
-    std::vector<double> t, eta;
-    for (double next = 3.0; next <= c.run.end_time + 1e-9; next += c.gauges.interval) {
-        while (sim->time() < next)
-            sim->step();
-        const std::vector<double> v = plan.evaluate(sim->sample_gauges(plan.request()));
-        t.push_back(sim->time());
-        eta.push_back(0.5 * (v[0] - v[1])); // left, right
-    }
-    const test::WaveStatistics s = test::zero_crossing(t, eta);
+    const test::GaugeRecord r =
+        test::record_gauges(*sim, plan, 3.0, c.run.end_time, c.gauges.interval);
+    std::vector<double> eta;
+    for (std::size_t i = 0; i < r.t.size(); ++i)
+        eta.push_back(0.5 * (r.values[0][i] - r.values[1][i])); // left, right
+    const test::WaveStatistics s = test::zero_crossing(r.t, eta);
     std::printf("sloshing, %s, dp = %.4f m (%s): period %.4f s over %d waves (theory %.4f s, "
                 "%+.2f %%), amplitude %.4f m\n",
                 to_string(boundary), dp, sim->backend_name().c_str(), s.mean_period, s.waves,

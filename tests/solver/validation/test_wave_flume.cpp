@@ -32,6 +32,7 @@
 #include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/gauge_plan.h"
+#include "support/gauge_record.h"
 #include "support/wave_analysis.h"
 
 #include <gtest/gtest.h>
@@ -66,20 +67,12 @@ FlumeResult flume(double dp, double t0, double end, Backend backend) {
     apply_dp_override(c, dp);
     auto sim = make_simulation(c, backend);
     const GaugePlan plan(c, sim->constants().support);
-    const std::size_t gauges = c.gauges.gauges.size(); // G1 G1b G2 G2b G3 G3b
-    std::vector<double> t;
-    std::vector<std::vector<double>> eta(gauges);
-    for (double next = t0; next <= end + 1e-9; next += c.gauges.interval) {
-        while (sim->time() < next)
-            sim->step();
-        const std::vector<double> v = plan.evaluate(sim->sample_gauges(plan.request()));
-        t.push_back(sim->time());
-        for (std::size_t k = 0; k < gauges; ++k)
-            eta[k].push_back(v[k]);
-    }
+    // G1 G1b G2 G2b G3 G3b
+    const test::GaugeRecord eta = test::record_gauges(*sim, plan, t0, end, c.gauges.interval);
+    const std::vector<double>& t = eta.t;
     FlumeResult r;
-    for (std::size_t k = 0; k < gauges; k += 2) {
-        r.gauges.push_back(test::zero_crossing(t, eta[k]));
+    for (std::size_t k = 0; k < eta.values.size(); k += 2) {
+        r.gauges.push_back(test::zero_crossing(t, eta.values[k]));
         std::printf("wave flume, dp = %.3f m (H/dp = %.1f, %s): %s at x = %.2f m: H = %.4f m "
                     "(%+.2f %%), T = %.4f s (%+.2f %%), %d waves (medians; means %.4f m, %.4f s)\n",
                     dp, H / dp, sim->backend_name().c_str(), c.gauges.gauges[k].name.c_str(),
@@ -92,8 +85,9 @@ FlumeResult flume(double dp, double t0, double end, Backend backend) {
     const double omega = 2.0 * pi / T;
     const double k = test::wave_number(omega, depth, g);
     const double spacing = c.gauges.gauges[1].point.x() - c.gauges.gauges[0].point.x();
-    const test::Reflection refl = test::goda_suzuki(test::harmonic(t, eta[0], omega),
-                                                    test::harmonic(t, eta[1], omega), k, spacing);
+    const test::Reflection refl =
+        test::goda_suzuki(test::harmonic(t, eta.values[0], omega),
+                          test::harmonic(t, eta.values[1], omega), k, spacing);
     r.reflection = refl.coefficient;
     std::printf("wave flume, dp = %.3f m: incident %.4f m, reflected %.4f m: Kr = %.3f\n", dp,
                 refl.incident, refl.reflected, refl.coefficient);
