@@ -143,10 +143,18 @@ void print_header(std::ostream& out, const BenchSetting& s, const std::string& s
                        : "1 construction and 1 pass per step")
         << (symplectic && s.gpu && options.cuda.corrector == CorrectorNeighbours::rebuild
                 ? " (here: rebuilt)"
+            : symplectic && s.gpu && options.cuda.corrector == CorrectorNeighbours::lists &&
+                    options.cuda.list_skin > 0.0f
+                ? "; CUDA, a traversal in bin order, one GPU: the build pass lists the neighbours "
+                  "within R + " +
+                      bench_fixed(options.cuda.list_skin, 2) +
+                      " R, and both passes read the lists until a step could use up that skin "
+                      "(at most " +
+                      std::to_string(options.cuda.list_max_age) + " steps per build)"
             : symplectic && s.gpu && options.cuda.corrector == CorrectorNeighbours::lists
-                ? "; CUDA, a traversal in bin order: the corrector reads the neighbours the "
-                  "predictor's pass listed"
-                : "")
+                ? std::string("; CUDA, a traversal in bin order: the corrector reads the "
+                              "neighbours the predictor's pass listed")
+                : std::string())
         << "), " << to_string(c.physics.kernel) << " kernel, " << to_string(c.physics.boundary)
         << " walls" << (c.physics.shifting == ShiftingKind::fickian ? ", fickian shifting" : "")
         << "\n"
@@ -205,6 +213,7 @@ void time_steps(Simulation& sim, const Case& mc, const BenchInputs& in, BenchMod
 
     const StageTimes before = sim.stage_times();
     const std::uint64_t listed_before = sim.counters().corrector_list_steps;
+    const std::uint64_t kept_before = sim.counters().kept_list_steps;
     const auto start_clock = Clock::now();
     loop.advance_steps(static_cast<std::uint64_t>(options.steps));
     const double seconds = seconds_since(start_clock);
@@ -213,6 +222,8 @@ void time_steps(Simulation& sim, const Case& mc, const BenchInputs& in, BenchMod
     r.output_wait_ms = 1e3 * output_wait / options.steps;
     r.corrector_list_share =
         static_cast<double>(sim.counters().corrector_list_steps - listed_before) / options.steps;
+    r.kept_list_share =
+        static_cast<double>(sim.counters().kept_list_steps - kept_before) / options.steps;
     if (writer) {
         writer->flush(); // after the clock: the pool's backlog is not the step's
         r.snapshots = series->count();

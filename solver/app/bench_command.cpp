@@ -26,6 +26,8 @@ int bench_command(const Options& o) {
     b.cuda.interaction = o.interaction;
     b.cuda.corrector = o.corrector;
     b.cuda.skip_dry_walls = !o.compute_dry_walls;
+    b.cuda.list_skin = o.list_skin;
+    b.cuda.list_max_age = o.list_max_age;
     b.end_time = o.end_time;
     b.from_state = o.from_state;
     b.output_interval = o.output_interval;

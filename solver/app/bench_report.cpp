@@ -134,10 +134,12 @@ void print_bench_table(std::ostream& out, const BenchSetting& s,
     print_notes(out, s, results, all_agree);
     const bool symplectic = s.c.physics.integrator == IntegratorKind::symplectic;
     if (s.gpu && symplectic && options.cuda.corrector == CorrectorNeighbours::lists) {
-        out << "Timed steps whose corrector read the predictor pass's neighbour lists:";
+        out << "Timed steps whose passes read the neighbour lists (and of those on an earlier "
+               "step's build):";
         for (const BenchModuleResult& r : results)
             out << ' ' << r.module.name() << ' ' << bench_fixed(100.0 * r.corrector_list_share, 0)
-                << " %" << (&r == &results.back() ? "" : ",");
+                << " % (" << bench_fixed(100.0 * r.kept_list_share, 0) << " %)"
+                << (&r == &results.back() ? "" : ",");
         out << ".\n";
     }
     const auto fastest = std::min_element(

@@ -24,6 +24,8 @@ struct BenchModuleResult {
     /// CUDA: the share of the timed steps whose corrector read the predictor pass's neighbour
     /// lists (CorrectorNeighbours::lists).
     double corrector_list_share = 0.0;
+    /// CUDA, kept lists: the share of the timed steps that ran on an earlier step's build.
+    double kept_list_share = 0.0;
     double interleaved_ms_per_step = 0.0; ///< --gauges: the plain steps between those
     double mparticle_steps = 0.0;
     double bytes_per_particle = 0.0;

@@ -284,8 +284,9 @@ void add_bench_timing(CLI::App* bench, Options& o) {
     bench->add_option("--csv", o.csv, "CSV output (default: bench_NAME.csv)")->type_name("FILE");
 }
 
-/// bench: the CUDA backend's kernel variants (--interaction, --corrector, --dry-walls).
-void add_bench_variants(CLI::App* bench, ParsedValues& v) {
+/// bench: the CUDA backend's kernel variants (--interaction, --corrector, --dry-walls,
+/// --list-skin, --list-age).
+void add_bench_variants(CLI::App* bench, Options& o, ParsedValues& v) {
     bench
         ->add_option("--interaction", v.interaction,
                      "CUDA interaction kernel: adaptive (direct or in-step, whichever measures "
@@ -310,6 +311,22 @@ void add_bench_variants(CLI::App* bench, ParsedValues& v) {
         ->check(CLI::IsMember({"skip", "compute"}).description(""))
         ->capture_default_str()
         ->type_name("skip|compute");
+    bench
+        ->add_option("--list-skin", o.list_skin,
+                     "with --corrector list on one GPU: the build pass lists the neighbours "
+                     "within R + F·R and the lists serve the following steps' passes while no "
+                     "particle can have crossed that skin (both passes read lists; a build every "
+                     "few steps); 0: the lists serve the step's corrector only and every step "
+                     "builds")
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->capture_default_str()
+        ->type_name("F");
+    bench
+        ->add_option("--list-age", o.list_max_age,
+                     "with --list-skin above 0: a build serves at most N steps")
+        ->check(CLI::Range(1u, 1000u))
+        ->capture_default_str()
+        ->type_name("N");
 }
 
 void add_bench(CLI::App& app, Options& o, ParsedValues& v) {
@@ -318,7 +335,7 @@ void add_bench(CLI::App& app, Options& o, ParsedValues& v) {
                  "(markdown on stdout, CSV to a file)");
     add_case(bench, o);
     add_bench_timing(bench, o);
-    add_bench_variants(bench, v);
+    add_bench_variants(bench, o, v);
     add_dp(bench, v);
     add_physics_overrides(bench, v);
     add_backend(bench, v);

@@ -73,6 +73,10 @@ struct Options {
     /// bench --corrector list (the default) | reuse | rebuild (CUDA backend)
     CorrectorNeighbours corrector = CorrectorNeighbours::lists;
     bool compute_dry_walls = false; ///< bench --dry-walls compute (CUDA backend)
+    /// bench --list-skin F (fraction of R; 0: lists for the step's corrector only) and
+    /// --list-age N (CUDA backend; CudaOptions::list_skin, list_max_age)
+    float list_skin = default_list_skin;
+    std::uint32_t list_max_age = default_list_max_age;
     bool bench_gauges = false;
 };
 

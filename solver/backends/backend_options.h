@@ -109,6 +109,10 @@ enum class CorrectorNeighbours {
     rebuild,
 };
 
+/// CudaOptions::list_skin and list_max_age's defaults (solver/BENCHMARK.md: "Kept lists").
+constexpr float default_list_skin = 0.1f;
+constexpr std::uint32_t default_list_max_age = 10;
+
 struct CudaOptions {
     CudaInteraction interaction = CudaInteraction::adaptive;
     /// Record CUDA events between the stages of every step for stage_times() (a few µs a step).
@@ -133,12 +137,28 @@ struct CudaOptions {
     /// Entries per particle; 0: corrector_list_capacity(case). A particle with more candidates
     /// walks the structure in the corrector's pass.
     std::uint32_t corrector_list_entries = 0;
+    /// Kept lists (with `lists`, one GPU): the build pass lists every candidate within
+    /// R + list_skin · R, and the lists (with the structure and the particles' order) serve the
+    /// following steps' passes too, both predictor and corrector, while no two particles can have
+    /// closed that skin: the host builds again when the next step could use it up (twice the
+    /// largest move in space since the build plus the next step's dt_max · (largest speed +
+    /// largest acceleration · dt_max), with a margin), and a pass that finds it used up all the
+    /// same walks the structure (exact either way). 0: the lists serve the corrector of their
+    /// own step only, with the reach of `lists`, and every step builds.
+    float list_skin = default_list_skin;
+    /// Kept lists: a build serves at most this many steps (the order of the arrays ages too).
+    std::uint32_t list_max_age = default_list_max_age;
+    /// Tests: keep the lists for list_max_age steps whatever the moves and walks, so that the
+    /// passes find the skin used up and walk.
+    bool keep_lists_unchecked = false;
 };
 
-/// Entries per particle of the corrector's neighbour lists (CorrectorNeighbours::lists) for
-/// case c: a quarter more than a ball of radius R + R/32 holds at the particle spacing dp,
-/// rounded up to a multiple of 8 (3D, h = 1.3 dp: 104, 416 bytes per particle).
-std::uint32_t corrector_list_capacity(const Case& c);
+/// Entries per particle of the neighbour lists (CorrectorNeighbours::lists) for case c and
+/// kept lists of skin `list_skin` (CudaOptions::list_skin, 0: none): a quarter more than a ball
+/// of radius R + max(R/32, list_skin · R) holds at the particle spacing dp, rounded up to a
+/// multiple of 8 (3D, h = 1.3 dp: 104 entries without kept lists, 128 with the default skin;
+/// 4 bytes each).
+std::uint32_t corrector_list_capacity(const Case& c, float list_skin = 0.0f);
 
 /// Memory the CPU backend needs for a case (what `sluice check` prints).
 struct MemoryEstimate {
@@ -185,8 +205,12 @@ struct BackendCounters {
     std::uint32_t dry_walls = 0;
     /// Steps whose interaction passes ran in step (CudaInteraction::in_step or adaptive's).
     std::uint64_t in_step_steps = 0;
-    /// Steps whose corrector pass read the build pass's neighbour lists.
+    /// Steps whose passes read the neighbour lists (none of them walked instead).
     std::uint64_t corrector_list_steps = 0;
+    /// Steps that ran on the lists and structure of an earlier step's build (kept lists).
+    std::uint64_t kept_list_steps = 0;
+    /// Passes that found the kept lists' skin used up and walked the structure instead.
+    std::uint64_t list_walks = 0;
 };
 
 } // namespace sluice

@@ -236,7 +236,16 @@ struct InteractionVisitor {
     ShiftingSums<D> shift{};
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
-        const NeighbourMotion<D> mj = particles.motion(j);
+        visit(j, rij, r2, particles.motion(j),
+              [&](float rho_j) { return particles.p_rho2(j, rho_j); });
+    }
+
+    /// The pair terms of neighbour j whose motion the caller has loaded already (the CUDA
+    /// backend's list pass loads a batch of neighbours ahead); p_rho2_of(ρ_j) gives p_j/ρ_j²
+    /// (called only where the momentum term needs it).
+    template <class PRho2T>
+    SLUICE_HD SLUICE_INLINE void visit(std::uint32_t j, const Vec<D>& rij, float r2,
+                                       const NeighbourMotion<D>& mj, const PRho2T& p_rho2_of) {
         if (!fluid_i && !mj.fluid) // wall with wall: nothing (the class comment)
             return;
         const float fac = kernel.grad_factor(sqrtf(r2));
@@ -271,8 +280,8 @@ struct InteractionVisitor {
                                                       rho_j);
         }
 
-        add_momentum_pair<ModelT>(c, p_rho2_i, particles.p_rho2(j, rho_j), mu_ij, rho_i, rho_j, fac,
-                                  r2, inv_rr2, vij, rij, sum.acceleration);
+        add_momentum_pair<ModelT>(c, p_rho2_i, p_rho2_of(rho_j), mu_ij, rho_i, rho_j, fac, r2,
+                                  inv_rr2, vij, rij, sum.acceleration);
     }
 
     /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.

@@ -45,7 +45,7 @@ void CudaSimulation<D>::finish_step() {
         bounding_box_kernel<D>
             <<<std::min(blocks_for(n_, block_size), box_blocks), block_size, 0, stream_>>>(
                 positions(), n_, plan_.grid, interior_grid(plan_.grid), build_grid_,
-                scalars_.get());
+                keep_lists_ ? d_binned() : nullptr, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
     }
     if (nccl_) { // failures, escapes, the largest speed and the box over every GPU
@@ -60,9 +60,9 @@ void CudaSimulation<D>::finish_step() {
             nccl_->max(&scalars_.get()->speed_max_bits, 7, stream_);
         mark(waiting);
     }
-    finish_step_kernel<<<1, 1, 0, stream_>>>(d_binned(), scalars_.get(),
-                                             tracks_travel() ? travel_.get() : nullptr,
-                                             plan_.moving_walls ? 2.0f : 1.0f);
+    finish_step_kernel<<<1, 1, 0, stream_>>>(
+        d_binned(), scalars_.get(), tracks_travel() ? travel_.get() : nullptr,
+        plan_.moving_walls ? 2.0f : 1.0f, keep_lists_ ? list_moved_.get() : nullptr);
     SLUICE_CUDA_CHECK_LAUNCH();
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.get(), scalars_.get(), sizeof(StepScalars),
                                       cudaMemcpyDeviceToHost, stream_));
@@ -86,9 +86,11 @@ void CudaSimulation<D>::finish_step() {
     if (in_step_now_)
         ++in_step_steps_;
     if (lists_) {
-        if (s.dt_float <= list_dt_bound_) // as the corrector's pass decided
-            ++corrector_list_steps_;
+        if (keep_lists_ ? s.lists_walked == 0 : s.dt_float <= list_dt_bound_) // as the passes
+            ++corrector_list_steps_;                                          // decided
         list_speed_max_ = float_from_bits(s.speed_max_bits) * (1.0f + 1e-5f);
+        if (keep_lists_)
+            plan_next_build(s);
     }
     if (adaptive_)
         adapt_interaction(interaction_seconds);
@@ -115,6 +117,22 @@ void CudaSimulation<D>::finish_step() {
         move_excluded_last();
     record_exclusions();
     last_scalars_ = s;
+}
+
+template <int D>
+void CudaSimulation<D>::plan_next_build(const StepScalars& s) {
+    const double speed = float_from_bits(s.speed_max_bits);
+    const double acceleration =
+        std::sqrt(static_cast<double>(float_from_bits(s.acceleration_max2_bits)));
+    const double dt = list_dt_bound_; // every dt is at most this (time_step)
+    const double next_move = dt * (speed + acceleration * dt);
+    const double needed = 2.0 * (s.step_skin + 1.5 * next_move);
+    // A particle that left the domain is excluded by the next build, as it would be without
+    // kept lists; the lists would keep it in its neighbours' sums.
+    build_next_ = list_age_ + 1 >= options_.list_max_age || s.left_domain != 0 ||
+                  (!options_.keep_lists_unchecked && (s.lists_walked != 0 || needed > list_skin_));
+    if (s.lists_walked != 0)
+        ++list_walks_;
 }
 
 template <int D>

@@ -8,6 +8,7 @@
 
 #include "backends/cuda/check_kernels.cuh"
 #include "backends/cuda/cuda_simulation.cuh"
+#include "backends/cuda/list_build_kernels.cuh"
 #include "neighbours/cuda_check.h"
 #include "neighbours/cuda_gather.cuh"
 #include "parallel/slab_start.h"
@@ -16,11 +17,39 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace sluice::gpu {
 
+/// The kept lists' build over the plan's (query, view): a reorder layout and a traversal in bin
+/// order, which kept lists take (choose_kernels); other combinations never get here.
+template <int D>
+struct LaunchListBuild {
+    CudaSimulation<D>* simulation;
+    template <class QueryT, class ViewT>
+    void operator()(QueryT, const ViewT& view) const {
+        if constexpr (std::is_same_v<ViewT, NeighbourView<D>> && !detail::in_label_order<QueryT>)
+            simulation->template launch_list_build<QueryT>(view);
+    }
+};
+
 template <int D>
 void CudaSimulation<D>::rebuild() {
+    if (keep_lists_ && !build_next_) {
+        // Kept lists: the last build's structure (the arrays are still in its order) over the
+        // state's positions, their largest move since the build as its skin (query.h: exact).
+        auto& v = std::get<NeighbourView<D>>(view_); // lists: reorder layout only
+        v.positions = positions();
+        v.skin = list_moved_.get();
+        kept_now_ = true;
+        ++list_age_;
+        ++kept_list_steps_;
+        mark(construction);
+        mark(reorder);
+        return;
+    }
+    kept_now_ = false;
+    list_age_ = 0;
     view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
                                 plan_.layout, stream_);
     mark(construction);
@@ -38,13 +67,46 @@ void CudaSimulation<D>::rebuild() {
         index_slots();
     view_ready_ = true;
     mark(reorder);
+    if (keep_lists_) {
+        // The builder's sorted copy: nothing writes it until the next build. The lists'
+        // particles have not moved yet.
+        list_origin_ = view_positions();
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(list_moved_.get(), 0, sizeof(float), stream_));
+        dispatch_neighbour_query<D>(plan_.query, view_, LaunchListBuild<D>{this});
+        mark(construction);
+    }
+}
+
+template <int D>
+NeighbourLists CudaSimulation<D>::kept_lists() const {
+    NeighbourLists lists;
+    lists.indices = list_indices_.get();
+    lists.counts = list_counts_.get();
+    lists.capacity = list_capacity_;
+    lists.walls_list_fluid = true;
+    lists.skin = list_skin_;
+    lists.walked = &scalars_.get()->lists_walked;
+    return lists;
+}
+
+template <int D>
+template <class QueryT, class ViewT>
+void CudaSimulation<D>::launch_list_build(const ViewT& view) {
+    build_lists_kernel<QueryT>
+        <<<blocks_for(n_, interaction_block), interaction_block, 0, stream_>>>(
+            view, motion_[current_].get(), n_, kept_lists(), plan_.fluid.wall_continuity);
+    SLUICE_CUDA_CHECK_LAUNCH();
 }
 
 template <int D>
 BuildOrder<D> CudaSimulation<D>::build_order(bool reused) const {
     const bool sorted = plan_.layout == Layout::reorder;
-    return BuildOrder<D>{view_positions(), sorted ? d_binned() : nullptr,
-                         sorted && !reused ? builder_.d_permutation() : nullptr, build_grid_};
+    BuildOrder<D> order{view_positions(), sorted ? d_binned() : nullptr,
+                        sorted && !reused && !kept_now_ ? builder_.d_permutation() : nullptr,
+                        build_grid_};
+    if (keep_lists_)
+        order.origin = list_origin_;
+    return order;
 }
 
 template <int D>
@@ -107,11 +169,13 @@ void CudaSimulation<D>::cover(std::array<double, D> lo, std::array<double, D> hi
 }
 
 template void CudaSimulation<2>::rebuild();
+template NeighbourLists CudaSimulation<2>::kept_lists() const;
 template BuildOrder<2> CudaSimulation<2>::build_order(bool) const;
 template void CudaSimulation<2>::reuse_view(const float*);
 template void CudaSimulation<2>::move_excluded_last();
 template void CudaSimulation<2>::cover(std::array<double, 2>, std::array<double, 2>);
 template void CudaSimulation<3>::rebuild();
+template NeighbourLists CudaSimulation<3>::kept_lists() const;
 template BuildOrder<3> CudaSimulation<3>::build_order(bool) const;
 template void CudaSimulation<3>::reuse_view(const float*);
 template void CudaSimulation<3>::move_excluded_last();

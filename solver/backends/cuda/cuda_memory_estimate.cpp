@@ -8,6 +8,7 @@
 #include "neighbours/query.h"
 #include "neighbours/vec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
@@ -43,20 +44,21 @@ double device_bytes_per_particle(const Case& c) {
     // mDBC: a ghost offset per wall particle (counted per particle: an upper bound).
     if (c.physics.boundary == BoundaryKind::mdbc)
         bytes += vec + word; // and the pass's list of wall particles
-    // The corrector's neighbour lists (CorrectorNeighbours::lists, the default; symplectic,
-    // reorder, a traversal in bin order): the entries and a count.
+    // The neighbour lists (CorrectorNeighbours::lists, the default; symplectic, reorder, a
+    // traversal in bin order), kept over steps with the default skin: the entries and a count.
     const bool label_order =
         std::visit([](auto q) { return detail::in_label_order<decltype(q)>; }, c.neighbours.query);
     if (symplectic && !index && !label_order)
-        bytes += word * (corrector_list_capacity(c) + 1);
+        bytes += word * (corrector_list_capacity(c, default_list_skin) + 1);
     return bytes;
 }
 
 } // namespace
 
-std::uint32_t corrector_list_capacity(const Case& c) {
+std::uint32_t corrector_list_capacity(const Case& c, float list_skin) {
     constexpr double pi = 3.14159265358979323846;
-    const double reach = 2.0 * smoothing_length(c) * (1.0 + 1.0 / 32.0) / c.dp; // in dp
+    const double skin = std::max(1.0 / 32.0, static_cast<double>(list_skin));
+    const double reach = 2.0 * smoothing_length(c) * (1.0 + skin) / c.dp; // in dp
     const double ball =
         c.dimension == 3 ? 4.0 / 3.0 * pi * reach * reach * reach : pi * reach * reach;
     const auto entries = static_cast<std::uint32_t>(std::ceil(1.25 * ball));

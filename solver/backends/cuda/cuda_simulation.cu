@@ -220,8 +220,14 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
         plan_.layout == Layout::reorder &&
         std::visit([](auto q) { return !detail::bin_by_bin<decltype(q)>; }, plan_.query);
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
+    // Kept lists (one GPU; the plan's lists: a reorder layout and a traversal in bin order):
+    // most passes read lists, so neither the adaptive probe (its per-step times would mix
+    // steps with and without a build) nor dry walls (a wall particle's list holds its fluid
+    // neighbours only, none when it is dry) have anything left to gain.
+    lists_ = plan_.corrector == CorrectorNeighbours::lists;
+    keep_lists_ = lists_ && comm_ == nullptr && options_.list_skin > 0.0f;
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
-                options_.stage_timing;
+                options_.stage_timing && !keep_lists_;
     // A DBC wall particle with no fluid within R has zero derivatives (wall-wall pairs add
     // nothing, physics.h), so it can be certified dry: when its velocity is 0 (the walls of a
     // restored state may carry another boundary condition's) or its object moves (the
@@ -231,7 +237,7 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     walls_at_rest_ = (walls_at_rest || plan_.moving_walls) && !plan_.modified_walls();
     dry_walls_ = options_.skip_dry_walls && plan_.symplectic() && plan_.layout == Layout::reorder &&
                  walls_at_rest_ && MonaghanMolteniModel::matches(plan_.fluid) &&
-                 options_.interaction != CudaInteraction::queued;
+                 options_.interaction != CudaInteraction::queued && !keep_lists_;
     // mDBC's ghost nodes turn with a rotating object, further than its particles move: with
     // moving walls every ghost node is looked at in every step.
     dry_ghosts_ = options_.skip_dry_walls && plan_.modified_walls() && plan_.symplectic() &&
@@ -257,15 +263,22 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
             dry_margin_ =
                 std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - reach)));
     }
-    // Several GPUs: a halo copy keeps its index from the predictor's pass to the corrector's
-    // (refresh_halo rewrites its data in place), and the largest speed is every GPU's.
-    lists_ = plan_.corrector == CorrectorNeighbours::lists;
+    // Several GPUs (lists_ above): a halo copy keeps its index from the predictor's pass to the
+    // corrector's (refresh_halo rewrites its data in place), and the largest speed is every
+    // GPU's; the halo changes every step, so the lists are not kept.
 }
 
 template <int D>
 void CudaSimulation<D>::allocate_lists(const Case& c, double fluid_speed_max) {
-    list_capacity_ = options_.corrector_list_entries > 0 ? options_.corrector_list_entries
-                                                         : corrector_list_capacity(c);
+    list_capacity_ = options_.corrector_list_entries > 0
+                         ? options_.corrector_list_entries
+                         : corrector_list_capacity(c, keep_lists_ ? options_.list_skin : 0.0f);
+    list_capacity_ = (list_capacity_ + 3) / 4 * 4; // whole groups of four (list_groups)
+    if (keep_lists_) {
+        list_skin_ = options_.list_skin * plan_.radius;
+        list_moved_.allocate(1, account_);
+        SLUICE_CUDA_CHECK(cudaMemsetAsync(list_moved_.get(), 0, sizeof(float), stream_));
+    }
     // time_step (integrators.h) from the same float constants: dt ≤ cfl · h / c0.
     const double dt_bound = options_.corrector_list_dt_scale * plan_.cfl *
                             static_cast<double>(plan_.fluid.h) /
@@ -415,6 +428,8 @@ BackendCounters CudaSimulation<D>::counters() const {
     c.dry_walls = dry_wall_count();
     c.in_step_steps = in_step_steps_;
     c.corrector_list_steps = corrector_list_steps_;
+    c.kept_list_steps = kept_list_steps_;
+    c.list_walks = list_walks_;
     return c;
 }
 

@@ -93,6 +93,8 @@ public:
     template <class QueryT, class ViewT, class KernelT>
     void launch_boundary_condition(const ViewT& view, const KernelT& kernel);
     template <class QueryT, class ViewT>
+    void launch_list_build(const ViewT& view);
+    template <class QueryT, class ViewT>
     void launch_count(const ViewT& view, std::uint32_t* d_counts_by_id);
     template <class QueryT, class ViewT, class KernelT>
     void launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
@@ -109,8 +111,19 @@ public:
 private:
     using Stage = StepStage;
 
-    /// Build on the state's positions; reorder: gather motion and id into the new order.
+    /// Build on the state's positions; reorder: gather motion and id into the new order. With
+    /// kept lists, a step that may run on the last build's (plan_next_build) builds nothing:
+    /// the structure is walked over the state's positions, its skin their largest move since.
     void rebuild();
+    /// Kept lists, after a step (its scalars s): whether the next one builds, the lists' skin
+    /// being too little for it (2 × the largest move in space since the build, plus the next
+    /// step's bound dt_max · (largest speed + largest acceleration · dt_max), with half again as
+    /// margin), a pass having walked, a particle having left the domain (the build excludes
+    /// it), or their age at CudaOptions::list_max_age.
+    void plan_next_build(const StepScalars& s);
+    /// The passes' neighbour lists for kept lists (kept_lists(): the lists' fields but
+    /// `moved`, which the pass sets); NeighbourLists is interaction_kernels.cuh's.
+    NeighbourLists kept_lists() const;
     /// Which interaction pass of a step: the symplectic predictor's, on a fresh build (dry wall
     /// particles are looked at and certified there), the corrector's (they are only skipped),
     /// or any other (Verlet's: none is skipped).
@@ -392,6 +405,18 @@ private:
     float list_dt_bound_ = 0.0f;
     float list_speed_max_ = 0.0f;
     std::uint64_t corrector_list_steps_ = 0;
+    // Kept lists (CudaOptions::list_skin; one GPU): their skin (m), where the particles were at
+    // their build (the builder's sorted copy, untouched until the next build), the largest move
+    // along an axis since then after the last step (device), whether the next step builds, and
+    // how many steps the lists have served since their build.
+    bool keep_lists_ = false;
+    float list_skin_ = 0.0f;
+    const Vec<D>* list_origin_ = nullptr;
+    DeviceArray<float> list_moved_;
+    bool build_next_ = true;
+    bool kept_now_ = false; ///< this step runs on an earlier build
+    std::uint32_t list_age_ = 0;
+    std::uint64_t kept_list_steps_ = 0, list_walks_ = 0;
 };
 
 } // namespace sluice::gpu

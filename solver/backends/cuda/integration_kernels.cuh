@@ -23,11 +23,13 @@ static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalar
 
 /// Symplectic predictor over the build's order: binned particles move (integrators.h); excluded
 /// ones keep their position. Reads the build's positions, writes the state's position array
-/// (another array), and state n into previous_* (in this order). largest_move_out (optional):
-/// the largest move along any axis, the skin of the corrector's reused structure.
+/// (another array; with kept lists, a step without a build reads the state's own, each thread
+/// its element before writing it), and state n into previous_* (in this order).
+/// largest_move_out (optional): the largest move along any axis (with order.origin, in space
+/// since it: skin_move), the skin of the corrector's reused structure.
 template <int D>
 __global__ void __launch_bounds__(block_size)
-    predict_kernel(BuildOrder<D> order, Vec<D>* __restrict__ position, Float4* __restrict__ motion,
+    predict_kernel(BuildOrder<D> order, Vec<D>* position, Float4* __restrict__ motion,
                    const Float4* __restrict__ derivatives, Vec<D>* __restrict__ previous_position,
                    Vec<D>* __restrict__ previous_velocity, float* __restrict__ previous_density,
                    std::uint32_t n, FluidConstants c, const StepScalars* __restrict__ scalars,
@@ -47,7 +49,9 @@ __global__ void __launch_bounds__(block_size)
             previous_position[i] = previous.position;
             previous_velocity[i] = previous.velocity;
             previous_density[i] = previous.density;
-            moved = largest_move(r.position, x);
+            moved = skin_move(r.position,
+                              order.origin != nullptr ? detail::load_position(order.origin + i) : x,
+                              order.origin != nullptr);
         }
     }
     if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
@@ -85,7 +89,10 @@ __device__ __forceinline__ float correct_particle(
         position[i] = r.position;
         motion[i] = r.motion;
         bad = state_is_bad(r.state, density_min, density_max);
-        moved = largest_move(r.position, previous.position);
+        moved = skin_move(r.position,
+                          order.origin != nullptr ? detail::load_position(order.origin + i)
+                                                  : previous.position,
+                          order.origin != nullptr);
     }
     if (bad && !halo) // a halo copy's state is its owner's to check
         atomicAdd(&scalars->bad_count, 1u);

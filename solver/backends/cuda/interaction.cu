@@ -154,6 +154,11 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         lists.dt_bound = list_dt_bound_;
         lists.speed_max = list_speed_max_;
         lists.dt = &scalars_.get()->dt_float;
+        if (keep_lists_) { // written with the build (rebuild()), read while the skin holds
+            lists = kept_lists();
+            lists.moved = role == InteractionRole::predictor ? list_moved_.get()
+                                                             : &scalars_.get()->predictor_skin;
+        }
     }
     // The predictor's pass takes no shifting (StepPlan::interaction_constants).
     const FluidConstants fluid = plan_.interaction_constants(role);

@@ -145,8 +145,8 @@ certify_dry_wall(const ViewT& view, const Vec<D>& x, const PackedParticlesView<D
 /// structure again, in the walk's order with the same test on the same r_ij: the same sums.
 /// A step whose dt exceeded dt_bound (none does) walks, as without lists. `indices` null: none.
 struct NeighbourLists {
-    /// Entry k of the particle in lane l of warp w at [(w · capacity + k) · 32 + l]: a warp's
-    /// lanes read their k-th entries as one 128-byte line.
+    /// Entries in groups of four (list_groups): group g of the particle in lane l of warp w at
+    /// uint4 [(w · capacity/4 + g) · 32 + l]; capacity is a multiple of 4.
     std::uint32_t* indices = nullptr;
     /// Per particle: its entries, or more than capacity when it has no list (a lane that did not
     /// query, or one whose candidates overflowed it).
@@ -162,7 +162,25 @@ struct NeighbourLists {
     /// the predictor's move of a wall being at most dt/2 times it.
     float wall_speed = 0.0f;
     const float* dt = nullptr; ///< read: the step's dt (s; device)
+    /// Kept lists (CudaOptions::list_skin; dt_bound, speed_max and wall_speed then 0): the
+    /// build (list_build_kernels.cuh) lists every candidate within R + skin (m) and a rounding
+    /// slack, and a pass reads them while 2 · *moved ≤ skin, *moved (device) being the largest
+    /// move in space of any particle since that build (the view's skin; BuildOrder::origin);
+    /// else it walks. 0: the corrector's lists of the step (dt_bound above).
+    float skin = 0.0f;
+    const float* moved = nullptr;
+    /// Kept lists: set to 1 by a pass that found the skin used up (it walked instead).
+    std::uint32_t* walked = nullptr;
 };
+
+/// Whether a reading pass may use the lists: kept lists while no pair can have closed their
+/// skin (R + skin at the build, two particles each at most *moved away from where they were);
+/// the corrector's lists of the step when its dt kept to the bound they were built for.
+__device__ __forceinline__ bool lists_hold(const NeighbourLists& lists) {
+    if (lists.skin > 0.0f)
+        return 2.0f * __ldg(lists.moved) <= lists.skin;
+    return __ldg(lists.dt) <= lists.dt_bound;
+}
 
 /// A count for a particle without a list.
 constexpr std::uint32_t no_list = 0xffffffffu;
@@ -172,10 +190,44 @@ constexpr std::uint32_t no_list = 0xffffffffu;
 /// (the build pass) or read them (the corrector's).
 enum class ListMode { none, write, read };
 
-/// Particle i's entry 0; entry k lies k · 32 words further.
-__device__ __forceinline__ std::uint32_t* list_slots(const NeighbourLists& lists, std::uint32_t i) {
-    return lists.indices + (static_cast<std::size_t>(i / 32) * lists.capacity) * 32 + i % 32;
+/// Particle i's first group of four entries; group g lies g · 32 groups further: a warp's lanes
+/// read their g-th groups as one 512-byte span, four entries each with one 16-byte load.
+/// capacity is a multiple of 4.
+__device__ __forceinline__ uint4* list_groups(const NeighbourLists& lists, std::uint32_t i) {
+    return reinterpret_cast<uint4*>(lists.indices) +
+           static_cast<std::size_t>(i / 32) * (lists.capacity / 4) * 32 + i % 32;
 }
+
+/// Appends a particle's entries to its list four at a time, one 16-byte store each (a lane
+/// that walks its rows out of step with the warp's others then stores a quarter as often as with
+/// single words, each store a separate transaction; Nsight Compute on the developed flow found
+/// the list build bound by the L2 cache). Entries past `capacity` are counted, not stored;
+/// finish() stores the last, partial group.
+struct ListAppender {
+    uint4* groups;
+    std::uint32_t capacity;
+    std::uint32_t count = 0;
+    uint4 pending{};
+
+    __device__ __forceinline__ void push(std::uint32_t j) {
+        const std::uint32_t slot = count & 3u;
+        if (slot == 0)
+            pending.x = j;
+        else if (slot == 1)
+            pending.y = j;
+        else if (slot == 2)
+            pending.z = j;
+        else
+            pending.w = j;
+        ++count;
+        if (slot == 3 && count <= capacity)
+            groups[(count / 4 - 1) * 32] = pending;
+    }
+    __device__ __forceinline__ void finish() {
+        if ((count & 3u) != 0 && count <= capacity)
+            groups[(count / 4) * 32] = pending;
+    }
+};
 
 /// The lists' slack over the reach of a pair at x: more than the float rounding of the predicted
 /// positions and of the distances (generous: it only lengthens lists).
@@ -197,14 +249,12 @@ __device__ __forceinline__ float list_slack(float radius, const Vec<D>& x) {
 template <int D, class PairT>
 struct ListWriter {
     PairT& pair;
-    std::uint32_t* slots;
-    std::uint32_t capacity;
+    ListAppender list;
     float radius, radius2; ///< R, R² (the plain query's)
     float base_reach;      ///< R + dt_bound/2 · |v_i| + slack (m)
     float half_dt_bound;   ///< s
     bool walls_list_fluid;
     float wall_speed; ///< m/s (NeighbourLists::wall_speed)
-    std::uint32_t count = 0;
 
     __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
         const bool within = r2 < radius2;
@@ -218,11 +268,8 @@ struct ListWriter {
                 listed = within || r2 < reach * reach;
             }
         }
-        if (listed) {
-            if (count < capacity)
-                slots[count * 32] = j;
-            ++count;
-        }
+        if (listed)
+            list.push(j);
         if (within)
             pair(j, rij, r2);
     }
@@ -240,42 +287,58 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
     } else {
         const float half_dt_bound = 0.5f * lists.dt_bound;
         const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : lists.wall_speed;
-        const float base_reach = view.radius + half_dt_bound * speed_i + list_slack(view.radius, x);
+        const float base_reach =
+            view.radius + lists.skin + half_dt_bound * speed_i + list_slack(view.radius, x);
         ViewT wide = view;
         wide.radius = base_reach + half_dt_bound * fmaxf(lists.speed_max, lists.wall_speed);
         wide.radius2 = wide.radius * wide.radius;
-        ListWriter<D, PairT> writer{pair,          list_slots(lists, i),   lists.capacity,
-                                    view.radius,   view.radius2,           base_reach,
-                                    half_dt_bound, lists.walls_list_fluid, lists.wall_speed};
+        ListWriter<D, PairT> writer{pair,
+                                    ListAppender{list_groups(lists, i), lists.capacity},
+                                    view.radius,
+                                    view.radius2,
+                                    base_reach,
+                                    half_dt_bound,
+                                    lists.walls_list_fluid,
+                                    lists.wall_speed};
         walk(wide, writer);
-        return writer.count;
+        writer.list.finish();
+        return writer.list.count;
     }
 }
 
-/// The corrector's pass over particle i's list of `count` entries: pair(j, r_ij, r²) for those
-/// within R now, in the list's order, candidate_batch positions in flight at a time (as
-/// visit_range).
+/// A reading pass over particle i's list of `count` entries: the pair terms of those within R
+/// now, in the list's order, a group of four entries at a time: one 16-byte load of their
+/// indices, then their positions and motions before any distance is known (a warp's latency to
+/// memory then overlaps for the whole group; an entry beyond R wastes one cached load), and the
+/// pair reads p_j/ρ_j² from the position it has (packed_particles.h).
 template <int D, class PairT>
-__device__ __forceinline__ void visit_listed(const std::uint32_t* slots, std::uint32_t count,
-                                             const Vec<D>* positions, const Vec<D>& x,
-                                             float radius2, PairT& pair) {
-    constexpr int batch = detail::candidate_batch;
+__device__ __forceinline__ void visit_listed(const uint4* groups, std::uint32_t count,
+                                             const Vec<D>* positions, const Float4* motions,
+                                             const Vec<D>& x, float radius2, PairT& pair) {
+    constexpr int batch = 4;
     for (std::uint32_t k = 0; k < count; k += batch) {
-        // Past the end the last entry is loaded again (a cache hit) and skipped below.
-        std::uint32_t j[batch];
-        SLUICE_UNROLL
-        for (int u = 0; u < batch; ++u)
-            j[u] = detail::load_pbm(slots + (k + u < count ? k + u : count - 1) * 32);
+        const uint4 q = __ldg(groups + (k / batch) * 32);
+        // Past the end of the list the group's first entry is taken again (a cache hit) and
+        // skipped below: what lies there was never written.
+        const std::uint32_t j[batch] = {q.x, k + 1 < count ? q.y : q.x, k + 2 < count ? q.z : q.x,
+                                        k + 3 < count ? q.w : q.x};
         Vec<D> xj[batch];
+        Float4 mj[batch];
         SLUICE_UNROLL
-        for (int u = 0; u < batch; ++u)
+        for (int u = 0; u < batch; ++u) {
             xj[u] = detail::load_position(positions + j[u]);
+            mj[u] = detail::load_motion(motions + j[u]);
+        }
         SLUICE_UNROLL
         for (int u = 0; u < batch; ++u) {
             const Vec<D> rij = x - xj[u];
             const float r2 = neighbour_distance2(rij);
-            if (k + u < count && r2 < radius2)
-                pair(j[u], rij, r2);
+            if (k + u < count && r2 < radius2) {
+                const Vec<D> position_j = xj[u];
+                const Float4 motion_j = mj[u];
+                pair.visit(j[u], rij, r2, unpack_motion<D>(motion_j),
+                           [&](float) { return packed_p_rho2(position_j, motion_j); });
+            }
         }
     }
 }
@@ -437,11 +500,11 @@ __global__ void __launch_bounds__(interaction_block)
                 listed = walk_writing_list<true>(view, lists, i, x, pair, walk_directly);
                 walked = true;
             } else if constexpr (ListT == ListMode::read) {
-                if (__ldg(lists.dt) <= lists.dt_bound) {
+                if (lists_hold(lists)) {
                     const std::uint32_t count = detail::load_pbm(lists.counts + i);
                     if (count <= lists.capacity) {
-                        visit_listed(list_slots(lists, i), count, view.positions, x, view.radius2,
-                                     pair);
+                        visit_listed(list_groups(lists, i), count, view.positions,
+                                     particles.motions, x, view.radius2, pair);
                         walked = true;
                     }
                 }
@@ -464,6 +527,10 @@ __global__ void __launch_bounds__(interaction_block)
     }
     if constexpr (writing_lists) // every thread of the grid: the array covers whole blocks
         lists.counts[i] = listed;
+    if constexpr (ListT == ListMode::read) { // the same for every thread: the pass walked
+        if (i == 0 && lists.walked != nullptr && !lists_hold(lists))
+            *lists.walked = 1u;
+    }
     const float block_acceleration2 = BlockReduce(reduce_storage).Reduce(acceleration2, MaxOp{});
     __syncthreads(); // reduce_storage is reused
     const float block_mu = BlockReduce(reduce_storage).Reduce(mu, MaxOp{});

@@ -177,6 +177,14 @@ SLUICE_HD SLUICE_INLINE Float4 load_motion(const Float4* p) {
 }
 } // namespace detail
 
+/// Velocity, density and type of a particle from its motion entry.
+template <int D>
+SLUICE_HD SLUICE_INLINE NeighbourMotion<D> unpack_motion(const Float4& m) {
+    const float signed_rho = motion_signed_density<D>(m);
+    return {motion_velocity<D>(m), decode_density(signed_rho),
+            decode_type(signed_rho) == ParticleType::fluid};
+}
+
 /// Read-only packed arrays in bin order (device pointers on the CUDA backend).
 template <int D>
 struct PackedParticlesView {
@@ -189,10 +197,7 @@ struct PackedParticlesView {
 
     /// Velocity, density and type of neighbour j from its one 16-byte motion entry.
     SLUICE_HD SLUICE_INLINE NeighbourMotion<D> motion(std::uint32_t j) const {
-        const Float4 m = detail::load_motion(motions + j);
-        const float signed_rho = motion_signed_density<D>(m);
-        return {motion_velocity<D>(m), decode_density(signed_rho),
-                decode_type(signed_rho) == ParticleType::fluid};
+        return unpack_motion<D>(detail::load_motion(motions + j));
     }
     /// Wall particle j's own velocity at x_j (m/s; moving walls only, physics.h).
     SLUICE_HD SLUICE_INLINE Vec<D> wall_velocity(std::uint32_t j, const Vec<D>& x_j) const {

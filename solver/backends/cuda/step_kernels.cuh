@@ -62,7 +62,9 @@ struct StepScalars {
     std::uint32_t escaped;
     std::uint32_t binned; ///< pbm[nbins] of the last build
     /// Symplectic, reorder: the largest move along any axis since the step's build (m), after
-    /// the predictor and after the corrector: the skin of the reused structure (query.h).
+    /// the predictor and after the corrector: the skin of the reused structure (query.h). With
+    /// kept lists, the largest move in space since the build they date from
+    /// (BuildOrder::origin, skin_move), maybe an earlier step's.
     float predictor_skin;
     float step_skin;
     /// Several GPUs: float bits of the largest speed of an owned fluid particle after the step
@@ -72,6 +74,11 @@ struct StepScalars {
     /// 0: none): [a] of +x_a (upper corner), [3 + a] of −x_a (lower); after speed_max_bits, so
     /// that one all-reduce (max) takes both.
     std::uint32_t box_keys[6];
+    /// Kept lists: 1 when a pass found their skin used up and walked (NeighbourLists::walked).
+    std::uint32_t lists_walked;
+    /// Kept lists: particles the last build held that are outside the domain after the step
+    /// (bounding_box_kernel): the next step builds, which excludes them.
+    std::uint32_t left_domain;
 };
 
 /// *target = max(*target, the block's largest `mine`) for non-negative floats (their bit
@@ -132,6 +139,10 @@ struct BuildOrder {
     const std::uint32_t* binned;
     const std::uint32_t* permutation;
     GridSpec<D> grid;
+    /// Kept lists: where each particle was at the build the lists and the structure date from
+    /// (the builder's sorted copy; the order has not changed since), which the largest moves
+    /// (the skins) are measured from; null: from state n, the step's own build.
+    const Vec<D>* origin = nullptr;
 
     __device__ __forceinline__ bool holds(std::uint32_t i, const Vec<D>& x) const {
         return binned ? i < *binned : grid.contains(x);
@@ -140,6 +151,21 @@ struct BuildOrder {
         return permutation ? permutation[i] : i;
     }
 };
+
+/// How far a particle moved, for a skin: with kept lists (`in_space`: BuildOrder::origin set)
+/// the distance |a − b| in space, which bounds the move along every axis too, so that the
+/// reused structure's walk stays exact and the lists' test needs no √3; else the largest
+/// |a_k − b_k| over the axes (largest_move).
+template <int D>
+__device__ __forceinline__ float skin_move(const Vec<D>& a, const Vec<D>& b, bool in_space) {
+    if (!in_space)
+        return largest_move(a, b);
+    float s = 0.0f;
+    SLUICE_UNROLL
+    for (int k = 0; k < D; ++k)
+        s += (a[k] - b[k]) * (a[k] - b[k]);
+    return sqrtf(s);
+}
 
 /// √3 rounded up (the largest move in space over the largest along an axis, 3D).
 constexpr float root3_up = 1.7320511f;

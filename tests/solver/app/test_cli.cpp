@@ -36,9 +36,10 @@ TEST_F(Cli, HelpAndVersion) {
         EXPECT_TRUE(contains(run.output, part)) << part << " missing in:\n" << run.output;
     const Result bench = sluice("bench --help");
     EXPECT_EQ(bench.exit_code, 0) << bench.output;
-    for (const char* part : {"--steps", "=100", "--warmup", "=5", "--modules", "--csv",
-                             "--interaction", "--corrector", "--end-time", "--from-state",
-                             "--output-interval", "--compressor", "--balance-interval", "--gpus"})
+    for (const char* part :
+         {"--steps", "=100", "--warmup", "=5", "--modules", "--csv", "--interaction", "--corrector",
+          "--list-skin", "--list-age", "--end-time", "--from-state", "--output-interval",
+          "--compressor", "--balance-interval", "--gpus"})
         EXPECT_TRUE(contains(bench.output, part)) << part << " missing in:\n" << bench.output;
     for (const char* part : {"--compressor lz4|zlib|none", "--compression-level", "--fields",
                              "--boundary-output every|first", "--writers", "--output-interval",

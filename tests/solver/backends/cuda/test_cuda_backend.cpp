@@ -1,7 +1,7 @@
 // The CUDA backend (cuda_backend.h) on its own: its interaction schemes (direct, queued, in step,
-// adaptive) and the corrector's lists against each other, dry walls skipped against computed,
-// neighbour counts of every module inside the solver, no device allocation in a step and no
-// growth over repeated runs, the pre-flight memory estimate, restarts, asynchronous snapshots,
+// adaptive), the corrector's lists and the kept lists against each other, dry walls skipped against
+// computed, neighbour counts of every module inside the solver, no device allocation in a step and
+// no growth over repeated runs, the pre-flight memory estimate, restarts, asynchronous snapshots,
 // and a short run of every path for the sanitizers. What it shares with the CPU backend (the
 // agreement with it, bookkeeping, exclusions, failures, the dam break validation) is in the typed
 // suites over the backends: tests/solver/backends/test_backend_agreement.cpp,
@@ -66,6 +66,8 @@ void expect_skipping_changes_nothing(const Case& c, int steps, bool corrector_re
                                      const char* what) {
     CudaOptions compute, skip;
     compute.skip_dry_walls = false;
+    // Kept lists (the default) leave no dry walls to skip: the lists of the step's corrector.
+    compute.list_skin = skip.list_skin = 0.0f;
     if (corrector_rebuilds)
         compute.corrector = skip.corrector = CorrectorNeighbours::rebuild;
     auto a = make_cuda_simulation(c, skip);
@@ -124,6 +126,8 @@ TEST(CudaBackend, DirectAndQueuedInteractionsAgree) {
     const Case c = test::small_dambreak_3d_case(0.02);
     CudaOptions direct, queued;
     direct.interaction = CudaInteraction::direct; // not the default (adaptive) any more
+    direct.list_skin = 0.0f; // both walk every pass (the queued kernel takes no lists)
+    direct.corrector = CorrectorNeighbours::reuse;
     queued.interaction = CudaInteraction::queued;
     auto a = make_cuda_simulation(c, direct);
     auto b = make_cuda_simulation(c, queued);
@@ -148,6 +152,7 @@ TEST(CudaBackend, InStepInteractionEqualsDirect) {
                 c.neighbours = parse_neighbour_module(module);
                 CudaOptions direct, in_step;
                 direct.skip_dry_walls = in_step.skip_dry_walls = dry_walls;
+                direct.list_skin = in_step.list_skin = 0.0f; // every predictor pass walks
                 direct.interaction = CudaInteraction::direct;
                 in_step.interaction = CudaInteraction::in_step;
                 auto a = make_cuda_simulation(c, direct);
@@ -200,6 +205,7 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
                     walk.corrector = CorrectorNeighbours::reuse;
                     walk.interaction = CudaInteraction::direct;
                     lists.interaction = v.interaction;
+                    lists.list_skin = 0.0f; // the lists of the step's corrector
                     lists.corrector_list_dt_scale = v.dt_scale;
                     lists.corrector_list_entries = v.entries;
                     walk.skip_dry_walls = lists.skip_dry_walls = dry_walls;
@@ -231,6 +237,68 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
                 }
 }
 
+/// Kept lists (CudaOptions::list_skin, the default on one GPU): the lists of a build serve the
+/// passes of the following steps while no pair can have closed their skin, so a step without a
+/// build sums the same neighbours as one with (in the order of the older build's walk: the
+/// direct/queued tolerance). Against the lists of the step's corrector (a build every step),
+/// 2D and 3D, DBC and mDBC, traversals in bin order; with a skin far too thin that the host
+/// keeps anyway (keep_lists_unchecked), the passes find it used up and walk the old structure
+/// over the moved particles with their largest move as its skin, which is exact too.
+TEST(CudaBackend, KeptListsEqualABuildEveryStep) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    struct Variant {
+        const char* what;
+        float skin;
+        bool unchecked;
+    };
+    const Variant variants[] = {
+        {"kept lists (default skin)", default_list_skin, false},
+        {"skin 0.2 R", 0.2f, false},
+        {"skin 1e-6 R kept unchecked (passes walk)", 1e-6f, true},
+    };
+    Case mdbc = test::small_dambreak_3d_case(0.02);
+    mdbc.physics.boundary = BoundaryKind::mdbc;
+    const Case cases[] = {test::dambreak_case(0.04), test::small_dambreak_3d_case(0.02), mdbc};
+    for (const Case& base : cases)
+        for (const char* module :
+             {"counting-sort/strips/0.3333333", "counting-sort/chords/0.5", "radix-sort/moore/1"})
+            for (const Variant& v : variants) {
+                Case c = base;
+                c.neighbours = parse_neighbour_module(module);
+                CudaOptions every_step, kept;
+                every_step.list_skin = 0.0f;
+                every_step.interaction = kept.interaction = CudaInteraction::direct;
+                kept.list_skin = v.skin;
+                kept.keep_lists_unchecked = v.unchecked;
+                auto a = make_cuda_simulation(c, every_step);
+                auto b = make_cuda_simulation(c, kept);
+                const int steps = c.dimension == 2 ? 300 : 100;
+                const Difference d = difference_after(*a, *b, steps);
+                const BackendCounters n = b->counters();
+                std::printf("%dD %s, %s, %s: %d steps to t = %.3f s, %llu on an earlier build, "
+                            "%llu passes walked; against a build every step: max |dx| %g, |dv| "
+                            "%g, |drho| %g\n",
+                            c.dimension, to_string(c.physics.boundary), module, v.what, steps,
+                            a->time(), static_cast<unsigned long long>(n.kept_list_steps),
+                            static_cast<unsigned long long>(n.list_walks), d.dx, d.dv, d.drho);
+                EXPECT_LT(d.dx, 1e-4 * c.dp) << module << ", " << v.what;
+                EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << module << ", " << v.what;
+                EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << module;
+                EXPECT_EQ(a->counters().kept_list_steps, 0u) << module;
+                // Early in the collapse the particles are slow: nine steps in ten run on an
+                // earlier build (list_max_age), unchecked or not.
+                EXPECT_GE(n.kept_list_steps, static_cast<std::uint64_t>(steps) * 8 / 10)
+                    << module << ", " << v.what;
+                if (v.unchecked) {
+                    EXPECT_GT(n.list_walks, static_cast<std::uint64_t>(steps) / 2) << module;
+                    EXPECT_LT(n.corrector_list_steps, static_cast<std::uint64_t>(steps)) << module;
+                } else {
+                    EXPECT_EQ(n.list_walks, 0u) << module << ", " << v.what;
+                    EXPECT_EQ(n.corrector_list_steps, static_cast<std::uint64_t>(steps)) << module;
+                }
+            }
+}
+
 /// The adaptive choice (the default) probes the in-step walk after 64 steps and keeps whichever
 /// kernel measured faster; either way the state is the direct run's to rounding. A traversal that
 /// visits a row bin by bin (moore) never runs in step.
@@ -239,10 +307,12 @@ TEST(CudaBackend, AdaptiveInteractionProbesAndAgrees) {
     for (const char* module : {"counting-sort/strips/0.5", "radix-sort/moore/0.5"}) {
         Case c = test::small_dambreak_3d_case(0.02);
         c.neighbours = parse_neighbour_module(module);
-        CudaOptions direct;
+        CudaOptions direct, adaptive; // adaptive: the default
         direct.interaction = CudaInteraction::direct;
+        // Kept lists (the default) leave the walk to one step in several: no probe.
+        direct.list_skin = adaptive.list_skin = 0.0f;
         auto a = make_cuda_simulation(c, direct);
-        auto b = make_cuda_simulation(c); // adaptive
+        auto b = make_cuda_simulation(c, adaptive);
         const int steps = 200;
         const Difference d = difference_after(*a, *b, steps);
         std::printf("%s: %d steps, %llu of them in step; adaptive against direct: max |dx| %g, "

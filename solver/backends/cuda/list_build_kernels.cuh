@@ -1,0 +1,62 @@
+#pragma once
+/// \file list_build_kernels.cuh
+/// The kept lists' build (CudaOptions::list_skin; construction.cu launches it after each build):
+/// per particle, the candidates within R + skin in the walk's order, and nothing else. Every
+/// interaction pass then reads the lists in the one interaction kernel (interaction_kernels.cuh,
+/// ListMode::read), the pair terms running over them with the lanes of a warp in step rather
+/// than whenever any lane's walk accepts a candidate.
+
+#include "backends/cuda/interaction_kernels.cuh"
+
+namespace sluice::gpu {
+
+/// A visitor over the build's walk widened to R + skin + list_slack: lists every candidate (a
+/// wall particle only its fluid ones: wall-wall pairs add nothing, physics.h), the first
+/// `capacity` of them; count goes on.
+template <int D>
+struct KeptListWriter {
+    ListAppender list;
+    const Float4* motions;
+    bool fluid_i;
+
+    __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>&, float) {
+        if (!fluid_i && decode_type(motion_signed_density<D>(detail::load_motion(motions + j))) !=
+                            ParticleType::fluid)
+            return;
+        list.push(j);
+    }
+};
+
+/// The kept lists of the particles of a build (reorder layout, a traversal in bin order; `view`
+/// holds the build's positions): particle i's candidates within R + lists.skin + list_slack
+/// (the slack covers the rounding of the positions and distances, as the corrector's lists')
+/// and their count, or more than the capacity when they overflow it (that particle then walks
+/// the structure in every pass). `walls_take_sums` false (mDBC): a wall particle takes no sums
+/// in the interaction pass, and gets an empty list.
+template <class QueryT, class ViewT, int D = ViewT::dimension>
+__global__ void __launch_bounds__(interaction_block)
+    build_lists_kernel(ViewT view, const Float4* __restrict__ motions, std::uint32_t n,
+                       NeighbourLists lists, bool walls_take_sums) {
+    const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
+    Vec<D> x{};
+    std::uint32_t count = no_list;
+    if (load_if_binned(view, i, n, x)) {
+        const bool fluid =
+            decode_type(motion_signed_density<D>(detail::load_motion(motions + i))) ==
+            ParticleType::fluid;
+        count = 0;
+        if (fluid || walls_take_sums) {
+            ViewT wide = view;
+            wide.radius = view.radius + lists.skin + list_slack(view.radius, x);
+            wide.radius2 = wide.radius * wide.radius;
+            KeptListWriter<D> writer{ListAppender{list_groups(lists, i), lists.capacity}, motions,
+                                     fluid};
+            for_each_neighbour<QueryT>(wide, x, writer);
+            writer.list.finish();
+            count = writer.list.count;
+        }
+    }
+    lists.counts[i] = count; // every thread of the grid: the array covers whole blocks
+}
+
+} // namespace sluice::gpu
