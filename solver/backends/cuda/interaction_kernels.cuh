@@ -2,8 +2,8 @@
 /// \file interaction_kernels.cuh
 /// The interaction pass's kernel (interaction.cu launches it): one thread per particle over the
 /// neighbour query, the pair terms of physics.h, and the fused block reductions of the pass's
-/// maxima; the queued and in-step walks, the dry wall particles' certificates and the corrector's
-/// neighbour lists.
+/// maxima; the queued and in-step walks, the dry wall particles' certificates and the neighbour
+/// lists (the corrector's of the step, or kept over several steps and read by both passes).
 ///
 /// interaction_kernel is about 150 lines, over the project's ~120 for a function, on purpose: it
 /// is the one kernel every module, layout and scheme runs (DESIGN.md: one interaction code path),
@@ -11,7 +11,7 @@
 /// functions of their own; what remains is their choice by template argument and the block
 /// reductions that every thread must reach. Moving those into further __device__ functions
 /// changes no work but puts the step's speed at the mercy of inlining decisions
-/// (solver/BENCHMARK.md: the pass is 1.03 of the 1.24 ms per step at 10^6 particles).
+/// (solver/BENCHMARK.md: the interaction passes are 71 % of a 6 s run at 10^6 particles).
 
 #include "backends/cuda/step_kernels.cuh"
 #include "neighbours/warp_query.cuh"
@@ -187,7 +187,8 @@ constexpr std::uint32_t no_list = 0xffffffffu;
 
 /// What an interaction pass does with NeighbourLists (an interaction kernel's template
 /// argument, so that each pass holds only its own code and registers): nothing, write them
-/// (the build pass) or read them (the corrector's).
+/// (the build pass) or read them (the corrector's; with kept lists, written by
+/// build_lists_kernel, every pass).
 enum class ListMode { none, write, read };
 
 /// Particle i's first group of four entries; group g lies g · 32 groups further: a warp's lanes
@@ -366,7 +367,8 @@ __device__ __forceinline__ void store_shift(Vec<D>* shift, std::uint32_t i, cons
 /// a traversal whose rows are one range each): the lanes walk their neighbours in step
 /// (warp_query.cuh), the same sums as the direct visitor. `lists`: the corrector's neighbour
 /// lists (NeighbourLists), written by the build pass (direct or in step) and read by the
-/// corrector's pass (direct), over a reorder layout and a traversal in bin order.
+/// corrector's pass (direct), over a reorder layout and a traversal in bin order; kept lists
+/// (NeighbourLists::skin) are read by every pass (direct).
 template <class QueryT, class ViewT, class KernelT, int QueueT, class ModelT, bool InStepT = false,
           ListMode ListT = ListMode::none, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
