@@ -6,7 +6,8 @@
 /// ListMode::read), the pair terms running over them with the lanes of a warp in step rather
 /// than whenever any lane's walk accepts a candidate.
 
-#include "backends/cuda/interaction_kernels.cuh"
+#include "backends/cuda/neighbour_lists.cuh"
+#include "backends/cuda/step_kernels.cuh"
 
 namespace sluice::gpu {
 
