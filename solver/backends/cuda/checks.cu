@@ -89,6 +89,8 @@ void CudaSimulation<D>::finish_step() {
         if (keep_lists_ ? s.lists_walked == 0 : s.dt_float <= list_dt_bound_) // as the passes
             ++corrector_list_steps_;                                          // decided
         list_speed_max_ = float_from_bits(s.speed_max_bits) * (1.0f + 1e-5f);
+        if (s.lists_walked != 0)
+            ++list_walks_;
         if (keep_lists_)
             plan_next_build(s);
     }
@@ -131,8 +133,6 @@ void CudaSimulation<D>::plan_next_build(const StepScalars& s) {
     // kept lists; the lists would keep it in its neighbours' sums.
     build_next_ = list_age_ + 1 >= options_.list_max_age || s.left_domain != 0 ||
                   (!options_.keep_lists_unchecked && (s.lists_walked != 0 || needed > list_skin_));
-    if (s.lists_walked != 0)
-        ++list_walks_;
 }
 
 template <int D>

@@ -41,14 +41,12 @@ void CudaSimulation<D>::rebuild() {
         auto& v = std::get<NeighbourView<D>>(view_); // lists: reorder layout only
         v.positions = positions();
         v.skin = list_moved_.get();
-        kept_now_ = true;
         ++list_age_;
         ++kept_list_steps_;
         mark(construction);
         mark(reorder);
         return;
     }
-    kept_now_ = false;
     list_age_ = 0;
     view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
                                 plan_.layout, stream_);
@@ -68,9 +66,7 @@ void CudaSimulation<D>::rebuild() {
     view_ready_ = true;
     mark(reorder);
     if (keep_lists_) {
-        // The builder's sorted copy: nothing writes it until the next build. The lists'
-        // particles have not moved yet.
-        list_origin_ = view_positions();
+        // The lists' particles have not moved yet.
         SLUICE_CUDA_CHECK(cudaMemsetAsync(list_moved_.get(), 0, sizeof(float), stream_));
         dispatch_neighbour_query<D>(plan_.query, view_, LaunchListBuild<D>{this});
         mark(construction);
@@ -78,14 +74,16 @@ void CudaSimulation<D>::rebuild() {
 }
 
 template <int D>
-NeighbourLists CudaSimulation<D>::kept_lists() const {
+NeighbourLists CudaSimulation<D>::neighbour_lists() const {
     NeighbourLists lists;
     lists.indices = list_indices_.get();
     lists.counts = list_counts_.get();
     lists.capacity = list_capacity_;
-    lists.walls_list_fluid = true;
-    lists.skin = list_skin_;
-    lists.walked = &scalars_.get()->lists_walked;
+    lists.walls_list_fluid = true; // wall-wall pairs add nothing (physics.h)
+    if (keep_lists_) {
+        lists.skin = list_skin_;
+        lists.walked = &scalars_.get()->lists_walked;
+    }
     return lists;
 }
 
@@ -94,7 +92,7 @@ template <class QueryT, class ViewT>
 void CudaSimulation<D>::launch_list_build(const ViewT& view) {
     build_lists_kernel<QueryT>
         <<<blocks_for(n_, interaction_block), interaction_block, 0, stream_>>>(
-            view, motion_[current_].get(), n_, kept_lists(), plan_.fluid.wall_continuity);
+            view, motion_[current_].get(), n_, neighbour_lists(), plan_.fluid.wall_continuity);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -102,10 +100,10 @@ template <int D>
 BuildOrder<D> CudaSimulation<D>::build_order(bool reused) const {
     const bool sorted = plan_.layout == Layout::reorder;
     BuildOrder<D> order{view_positions(), sorted ? d_binned() : nullptr,
-                        sorted && !reused && !kept_now_ ? builder_.d_permutation() : nullptr,
+                        sorted && !reused && list_age_ == 0 ? builder_.d_permutation() : nullptr,
                         build_grid_};
-    if (keep_lists_)
-        order.origin = list_origin_;
+    if (keep_lists_) // the builder's sorted copy: nothing writes it until the next build
+        order.origin = builder_.d_sorted_positions();
     return order;
 }
 
@@ -169,13 +167,13 @@ void CudaSimulation<D>::cover(std::array<double, D> lo, std::array<double, D> hi
 }
 
 template void CudaSimulation<2>::rebuild();
-template NeighbourLists CudaSimulation<2>::kept_lists() const;
+template NeighbourLists CudaSimulation<2>::neighbour_lists() const;
 template BuildOrder<2> CudaSimulation<2>::build_order(bool) const;
 template void CudaSimulation<2>::reuse_view(const float*);
 template void CudaSimulation<2>::move_excluded_last();
 template void CudaSimulation<2>::cover(std::array<double, 2>, std::array<double, 2>);
 template void CudaSimulation<3>::rebuild();
-template NeighbourLists CudaSimulation<3>::kept_lists() const;
+template NeighbourLists CudaSimulation<3>::neighbour_lists() const;
 template BuildOrder<3> CudaSimulation<3>::build_order(bool) const;
 template void CudaSimulation<3>::reuse_view(const float*);
 template void CudaSimulation<3>::move_excluded_last();

@@ -121,9 +121,9 @@ private:
     /// margin), a pass having walked, a particle having left the domain (the build excludes
     /// it), or their age at CudaOptions::list_max_age.
     void plan_next_build(const StepScalars& s);
-    /// The passes' neighbour lists for kept lists (kept_lists(): the lists' fields but
-    /// `moved`, which the pass sets); NeighbourLists is interaction_kernels.cuh's.
-    NeighbourLists kept_lists() const;
+    /// The neighbour lists' arrays, and with kept lists their skin and walk flag (a pass sets
+    /// the rest: NeighbourLists, neighbour_lists.cuh).
+    NeighbourLists neighbour_lists() const;
     /// Which interaction pass of a step: the symplectic predictor's, on a fresh build (dry wall
     /// particles are looked at and certified there), the corrector's (they are only skipped),
     /// or any other (Verlet's: none is skipped).
@@ -405,16 +405,14 @@ private:
     float list_dt_bound_ = 0.0f;
     float list_speed_max_ = 0.0f;
     std::uint64_t corrector_list_steps_ = 0;
-    // Kept lists (CudaOptions::list_skin; one GPU): their skin (m), where the particles were at
-    // their build (the builder's sorted copy, untouched until the next build), the largest move
-    // along an axis since then after the last step (device), whether the next step builds, and
-    // how many steps the lists have served since their build.
+    // Kept lists (CudaOptions::list_skin; one GPU): their skin (m), the largest move in space
+    // since their build after the last step (device; where the particles were at the build is
+    // the builder's sorted copy, untouched until the next build), whether the next step builds,
+    // and how many steps the lists have served since their build (0: this step built them).
     bool keep_lists_ = false;
     float list_skin_ = 0.0f;
-    const Vec<D>* list_origin_ = nullptr;
     DeviceArray<float> list_moved_;
     bool build_next_ = true;
-    bool kept_now_ = false; ///< this step runs on an earlier build
     std::uint32_t list_age_ = 0;
     std::uint64_t kept_list_steps_ = 0, list_walks_ = 0;
 };

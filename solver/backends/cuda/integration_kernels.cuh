@@ -25,8 +25,8 @@ static __global__ void time_step_kernel(FluidConstants c, double cfl, StepScalar
 /// ones keep their position. Reads the build's positions, writes the state's position array
 /// (another array; with kept lists, a step without a build reads the state's own, each thread
 /// its element before writing it), and state n into previous_* (in this order).
-/// largest_move_out (optional): the largest move along any axis (with order.origin, in space
-/// since it: skin_move), the skin of the corrector's reused structure.
+/// largest_move_out (optional): the largest move (BuildOrder::skin_move), the skin of the
+/// corrector's reused structure.
 template <int D>
 __global__ void __launch_bounds__(block_size)
     predict_kernel(BuildOrder<D> order, Vec<D>* position, Float4* __restrict__ motion,
@@ -49,9 +49,7 @@ __global__ void __launch_bounds__(block_size)
             previous_position[i] = previous.position;
             previous_velocity[i] = previous.velocity;
             previous_density[i] = previous.density;
-            moved = skin_move(r.position,
-                              order.origin != nullptr ? detail::load_position(order.origin + i) : x,
-                              order.origin != nullptr);
+            moved = order.skin_move(i, r.position, x);
         }
     }
     if (largest_move_out != nullptr) // the same for every thread: all reach the reduction
@@ -89,10 +87,7 @@ __device__ __forceinline__ float correct_particle(
         position[i] = r.position;
         motion[i] = r.motion;
         bad = state_is_bad(r.state, density_min, density_max);
-        moved = skin_move(r.position,
-                          order.origin != nullptr ? detail::load_position(order.origin + i)
-                                                  : previous.position,
-                          order.origin != nullptr);
+        moved = order.skin_move(i, r.position, previous.position);
     }
     if (bad && !halo) // a halo copy's state is its owner's to check
         atomicAdd(&scalars->bad_count, 1u);

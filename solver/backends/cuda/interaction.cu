@@ -145,19 +145,16 @@ void CudaSimulation<D>::interact(InteractionRole role) {
     }
     NeighbourLists lists;
     if (lists_ && role != InteractionRole::verlet) {
-        lists.indices = list_indices_.get();
-        lists.counts = list_counts_.get();
-        lists.capacity = list_capacity_;
-        lists.write = role == InteractionRole::predictor;
-        lists.walls_list_fluid = true; // wall-wall pairs add nothing (physics.h)
-        lists.wall_speed = plan_.wall_speed_bound;
-        lists.dt_bound = list_dt_bound_;
-        lists.speed_max = list_speed_max_;
-        lists.dt = &scalars_.get()->dt_float;
+        lists = neighbour_lists();
         if (keep_lists_) { // written with the build (rebuild()), read while the skin holds
-            lists = kept_lists();
             lists.moved = role == InteractionRole::predictor ? list_moved_.get()
                                                              : &scalars_.get()->predictor_skin;
+        } else { // the step's: written by the predictor's pass, read by the corrector's
+            lists.write = role == InteractionRole::predictor;
+            lists.wall_speed = plan_.wall_speed_bound;
+            lists.dt_bound = list_dt_bound_;
+            lists.speed_max = list_speed_max_;
+            lists.dt = &scalars_.get()->dt_float;
         }
     }
     // The predictor's pass takes no shifting (StepPlan::interaction_constants).

@@ -180,8 +180,7 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
     } else {
         const float half_dt_bound = 0.5f * lists.dt_bound;
         const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : lists.wall_speed;
-        const float base_reach =
-            view.radius + lists.skin + half_dt_bound * speed_i + list_slack(view.radius, x);
+        const float base_reach = view.radius + half_dt_bound * speed_i + list_slack(view.radius, x);
         ViewT wide = view;
         wide.radius = base_reach + half_dt_bound * fmaxf(lists.speed_max, lists.wall_speed);
         wide.radius2 = wide.radius * wide.radius;

@@ -68,11 +68,10 @@ __global__ void __launch_bounds__(block_size)
                 motion[i] = m;
             }
             if (skin_out != nullptr) {
-                const Vec<D> before =
-                    order.origin != nullptr        ? detail::load_position(order.origin + i)
-                    : previous_position != nullptr ? previous_position[order.previous_index(i)]
-                                                   : detail::load_position(order.positions + i);
-                moved = skin_move(x, before, order.origin != nullptr);
+                const Vec<D> before = previous_position != nullptr
+                                          ? previous_position[order.previous_index(i)]
+                                          : detail::load_position(order.positions + i);
+                moved = order.skin_move(i, x, before);
             }
         }
     }

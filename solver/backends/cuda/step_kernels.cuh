@@ -64,7 +64,7 @@ struct StepScalars {
     /// Symplectic, reorder: the largest move along any axis since the step's build (m), after
     /// the predictor and after the corrector: the skin of the reused structure (query.h). With
     /// kept lists, the largest move in space since the build they date from
-    /// (BuildOrder::origin, skin_move), maybe an earlier step's.
+    /// (BuildOrder::skin_move), maybe an earlier step's.
     float predictor_skin;
     float step_skin;
     /// Several GPUs: float bits of the largest speed of an owned fluid particle after the step
@@ -150,22 +150,22 @@ struct BuildOrder {
     __device__ __forceinline__ std::uint32_t previous_index(std::uint32_t i) const {
         return permutation ? permutation[i] : i;
     }
+    /// How far particle i, now at x, moved for the skins: with kept lists the distance in space
+    /// from origin[i] (which bounds the move along every axis too, so the reused structure's
+    /// walk stays exact, and the lists' test needs no √3); else the largest move along an axis
+    /// from `start`, where it was at the step's build.
+    __device__ __forceinline__ float skin_move(std::uint32_t i, const Vec<D>& x,
+                                               const Vec<D>& start) const {
+        if (origin == nullptr)
+            return largest_move(x, start);
+        const Vec<D> o = detail::load_position(origin + i);
+        float s = 0.0f;
+        SLUICE_UNROLL
+        for (int k = 0; k < D; ++k)
+            s += (x[k] - o[k]) * (x[k] - o[k]);
+        return sqrtf(s);
+    }
 };
-
-/// How far a particle moved, for a skin: with kept lists (`in_space`: BuildOrder::origin set)
-/// the distance |a − b| in space, which bounds the move along every axis too, so that the
-/// reused structure's walk stays exact and the lists' test needs no √3; else the largest
-/// |a_k − b_k| over the axes (largest_move).
-template <int D>
-__device__ __forceinline__ float skin_move(const Vec<D>& a, const Vec<D>& b, bool in_space) {
-    if (!in_space)
-        return largest_move(a, b);
-    float s = 0.0f;
-    SLUICE_UNROLL
-    for (int k = 0; k < D; ++k)
-        s += (a[k] - b[k]) * (a[k] - b[k]);
-    return sqrtf(s);
-}
 
 /// √3 rounded up (the largest move in space over the largest along an axis, 3D).
 constexpr float root3_up = 1.7320511f;
