@@ -275,6 +275,8 @@ void Run::finish_summary(const std::string& status, const std::string& failure) 
     summary_.stages.emplace_back("checkpoints", checkpoint_seconds_);
     if (tuning_)
         summary_.stages.emplace_back("neighbour_tuning", tuning_->seconds);
+    if (const BackendCounters k = sim_->counters(); k.kept_list_steps > 0 || k.list_walks > 0)
+        summary_.kept_lists = KeptListsSummary{k.kept_list_steps, k.list_walks};
     summary_.snapshots = output_->snapshots();
     output_->publish_complete_pieces(); // every piece is on disk (flushed above): list them all
     const auto [bytes, writer_seconds] = output_->summed_totals();

@@ -166,6 +166,9 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
     } else {
         j["neighbour_tuning"] = nullptr;
     }
+    j["kept_lists"] = s.kept_lists ? Json{{"kept_steps", s.kept_lists->kept_steps},
+                                          {"walked_passes", s.kept_lists->walked_passes}}
+                                   : Json(nullptr);
     j["performance"] = {
         {"particle_steps", number(s.particle_steps)},
         {"million_particle_steps_per_s", number(1e-6 * per_second(s.particle_steps, s.wall_time))},

@@ -38,6 +38,15 @@ struct TuningSummary {
     std::uint64_t particles = 0;        ///< in the state the modules were timed on
 };
 
+/// How the kept neighbour lists served a run (CUDA backend, one process; CudaOptions::list_skin):
+/// the steps that ran on an earlier step's build, and the interaction passes that found the
+/// lists' skin used up and walked the structure instead (exact either way; a walk costs about
+/// twice a list's read).
+struct KeptListsSummary {
+    std::uint64_t kept_steps = 0;
+    std::uint64_t walked_passes = 0;
+};
+
 /// One process of a run spread over several (DESIGN.md, Scale-out).
 struct ProcessSummary {
     ParticleCounts final_counts; ///< the particles it owns at the end
@@ -82,6 +91,9 @@ struct RunSummary {
     std::uint32_t restart_processes = 1; ///< how many processes wrote it
     OutputSummary output;
     std::optional<TuningSummary> tuning; ///< the module was chosen automatically
+    /// Kept neighbour lists' use; none where no step ran on them (the CPU backend, several
+    /// processes, --list-skin 0).
+    std::optional<KeptListsSummary> kept_lists;
     /// Particles × steps taken by this run (the particles of the initial state, excluded ones
     /// included: they cost a step too).
     double particle_steps = 0.0;

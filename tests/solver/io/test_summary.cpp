@@ -78,6 +78,7 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
                                               "restart",
                                               "output",
                                               "neighbour_tuning",
+                                              "kept_lists",
                                               "performance",
                                               "decomposition"}));
     EXPECT_TRUE(j["decomposition"].is_null()); // one process
@@ -122,7 +123,18 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
     EXPECT_TRUE(j["restart"].is_null());
     EXPECT_EQ(j["output"]["compressor"], "lz4");
     EXPECT_TRUE(j["neighbour_tuning"].is_null());
+    EXPECT_TRUE(j["kept_lists"].is_null());
     EXPECT_TRUE(j["performance"]["million_particle_steps_per_s"].is_null()); // wall time NaN
+}
+
+TEST_F(SummaryTest, SummaryRecordsHowTheKeptListsServed) {
+    RunSummary s;
+    s.kept_lists = KeptListsSummary{1234, 5};
+    const fs::path path = root_ / "summary.json";
+    write_summary_json(path, s);
+    const Json j = Json::parse(read_file(path))["kept_lists"];
+    EXPECT_EQ(j["kept_steps"], 1234);
+    EXPECT_EQ(j["walked_passes"], 5);
 }
 
 TEST_F(SummaryTest, SummaryRecordsAnAutomaticNeighbourChoice) {
