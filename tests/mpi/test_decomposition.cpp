@@ -127,18 +127,7 @@ Case moving_block_case(const Communicator& comm, BoundaryKind boundary) {
     }
     c.obstacles[0].box = box(face - 0.08, 0.4, face + 0.08, 0.56);
     c.obstacles[0].object.name = "block";
-    MotionSegment push;
-    RectilinearMotion r;
-    r.velocity = Eigen::Vector3d(1.0, 0.0, 0.0);
-    push.end = 0.01;
-    push.motion = r;
-    MotionSegment turn;
-    turn.start = 0.01;
-    RotationMotion spin;
-    spin.point = Eigen::Vector3d(face + 0.01, 0.0, 0.48);
-    spin.angular_velocity = 4.0;
-    turn.motion = spin;
-    c.obstacles[0].object.motion = Motion{{push, turn}, 0};
+    c.obstacles[0].object.motion = test::push_then_turn(Eigen::Vector3d(face + 0.01, 0.0, 0.48));
     DampingZone zone;
     zone.start = Eigen::Vector3d(0.5, 0.0, 0.0);
     zone.end = Eigen::Vector3d(1.5, 0.0, 0.0);

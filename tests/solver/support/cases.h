@@ -90,6 +90,23 @@ inline Case still_water_case(double dp) {
     return c;
 }
 
+/// A moving object's motion for the moving-wall tests: pushed along x at 1 m/s for 0.01 s, then
+/// turning at 4 rad/s about `pivot` (m).
+inline Motion push_then_turn(const Eigen::Vector3d& pivot) {
+    MotionSegment push;
+    RectilinearMotion r;
+    r.velocity = Eigen::Vector3d(1.0, 0.0, 0.0);
+    push.end = 0.01;
+    push.motion = r;
+    MotionSegment turn;
+    turn.start = 0.01;
+    RotationMotion spin;
+    spin.point = pivot;
+    spin.angular_velocity = 4.0;
+    turn.motion = spin;
+    return Motion{{push, turn}, 0};
+}
+
 /// Dam break: a water column 1 m wide and 2 m high against the left wall of a tank 4 m long
 /// (Koshizuka & Oka 1996, scaled), tank 3 m high.
 inline Case dambreak_case(double dp) {
