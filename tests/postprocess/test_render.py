@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import zlib
 
@@ -78,6 +79,25 @@ def png_pixels(path):
     return width, height, len(colours)
 
 
+def headless_pvbatch(args):
+    """pvbatch ARGS under xvfb-run with software GL. xvfb-run -a picks a free display by its lock
+    file, which races with other X servers starting or stopping at the same moment, and on a busy
+    machine (ctest -j beside a CPU validation run) pvbatch has met a refused connection three
+    times in a row: that is the harness, not render.py. So each try has its own auth file (the
+    default is ./.Xauthority, shared by every xvfb-run started here), and a refused one is tried
+    again after a pause that grows."""
+    env = dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1")
+    for attempt in range(5):
+        with tempfile.TemporaryDirectory() as auth:
+            r = subprocess.run(["xvfb-run", "-a", "-f", os.path.join(auth, "Xauthority"), "-s",
+                                "-screen 0 1280x1024x24", "pvbatch", *args],
+                               capture_output=True, text=True, env=env, timeout=300)
+        if "bad X server connection" not in r.stdout + r.stderr:
+            break
+        time.sleep(2 * (attempt + 1))
+    return r
+
+
 class Render(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -95,16 +115,7 @@ class Render(unittest.TestCase):
         cls.tmp.cleanup()
 
     def render(self, *args):
-        env = dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1")
-        # xvfb-run -a picks a free display by its lock file, which races with other X servers
-        # starting at the same moment: a connection refused then is the harness, not render.py.
-        for attempt in range(3):
-            r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "pvbatch",
-                                SCRIPT, self.run_dir, *args],
-                               capture_output=True, text=True, env=env, timeout=300)
-            if "bad X server connection" not in r.stdout + r.stderr:
-                break
-        return r
+        return headless_pvbatch([SCRIPT, self.run_dir, *args])
 
     def test_one_frame_shows_coloured_fluid(self):
         out = os.path.join(self.dir, "one")
@@ -154,14 +165,8 @@ class RenderSeveralProcesses(unittest.TestCase):
             run_dir = os.path.join(tmp, "run")
             self.assertTrue(os.path.exists(os.path.join(run_dir, "splash_0001.pvtp")))
             out = os.path.join(tmp, "one")
-            env = dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1")
-            for attempt in range(3):
-                r = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "pvbatch",
-                                    SCRIPT, run_dir, "--time", "0.05", "--field", "velocity",
-                                    "--out", out, "--size", "320x240"],
-                                   capture_output=True, text=True, env=env, timeout=300)
-                if "bad X server connection" not in r.stdout + r.stderr:
-                    break
+            r = headless_pvbatch([SCRIPT, run_dir, "--time", "0.05", "--field", "velocity",
+                                  "--out", out, "--size", "320x240"])
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             width, height, colours = png_pixels(os.path.join(out, "splash_velocity_t0.050.png"))
             self.assertEqual((width, height), (320, 240))
