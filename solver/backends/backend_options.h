@@ -209,7 +209,8 @@ struct BackendCounters {
     std::uint64_t corrector_list_steps = 0;
     /// Steps that ran on the lists and structure of an earlier step's build (kept lists).
     std::uint64_t kept_list_steps = 0;
-    /// Passes that found the kept lists' skin used up and walked the structure instead.
+    /// Steps in which a pass (one or both) found the kept lists' skin used up and walked the
+    /// structure instead (StepScalars::lists_walked is one flag per step).
     std::uint64_t list_walks = 0;
 };
 

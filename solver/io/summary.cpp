@@ -167,7 +167,7 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
         j["neighbour_tuning"] = nullptr;
     }
     j["kept_lists"] = s.kept_lists ? Json{{"kept_steps", s.kept_lists->kept_steps},
-                                          {"walked_passes", s.kept_lists->walked_passes}}
+                                          {"walked_steps", s.kept_lists->walked_steps}}
                                    : Json(nullptr);
     j["performance"] = {
         {"particle_steps", number(s.particle_steps)},

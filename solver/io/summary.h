@@ -39,12 +39,12 @@ struct TuningSummary {
 };
 
 /// How the kept neighbour lists served a run (CUDA backend, one process; CudaOptions::list_skin):
-/// the steps that ran on an earlier step's build, and the interaction passes that found the
-/// lists' skin used up and walked the structure instead (exact either way; a walk costs about
-/// twice a list's read).
+/// the steps that ran on an earlier step's build (`kept_steps`), and the steps in which an
+/// interaction pass found the lists' skin used up and walked the structure instead
+/// (`walked_steps`; exact either way, a walk costing about twice a list's read).
 struct KeptListsSummary {
     std::uint64_t kept_steps = 0;
-    std::uint64_t walked_passes = 0;
+    std::uint64_t walked_steps = 0;
 };
 
 /// One process of a run spread over several (DESIGN.md, Scale-out).

@@ -115,23 +115,19 @@ TEST(Decomposition, ModifiedWallsMatchOneProcess) {
 /// turns: its wall particles migrate across the face and its halo copies are placed where the
 /// owner's are, with DBC and with mDBC (ghost nodes turning with it), and a damping zone.
 Case moving_block_case(const Communicator& comm, BoundaryKind boundary) {
-    Case c = test::dambreak_case(0.04);
-    c.physics.boundary = boundary;
-    Obstacle block;
-    block.box = box(0.4, 0.4, 0.56, 0.56);
-    c.obstacles.push_back(block);
     double face = 0.0;
     {
-        const auto probe = make_simulation(c, Backend::cpu, comm);
+        Case probe_case = test::dambreak_case(0.04);
+        probe_case.physics.boundary = boundary;
+        Obstacle block;
+        block.box = box(0.4, 0.4, 0.56, 0.56);
+        probe_case.obstacles.push_back(block);
+        const auto probe = make_simulation(probe_case, Backend::cpu, comm);
         face = probe->decomposition()->faces[1];
     }
-    c.obstacles[0].box = box(face - 0.08, 0.4, face + 0.08, 0.56);
-    c.obstacles[0].object.name = "block";
-    c.obstacles[0].object.motion = test::push_then_turn(Eigen::Vector3d(face + 0.01, 0.0, 0.48));
-    DampingZone zone;
-    zone.start = Eigen::Vector3d(0.5, 0.0, 0.0);
-    zone.end = Eigen::Vector3d(1.5, 0.0, 0.0);
-    c.damping.push_back(zone);
+    Case c = test::moving_block_dambreak(0.04, box(face - 0.08, 0.4, face + 0.08, 0.56),
+                                         Eigen::Vector3d(face + 0.01, 0.0, 0.48));
+    c.physics.boundary = boundary;
     return c;
 }
 

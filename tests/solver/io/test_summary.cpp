@@ -134,7 +134,7 @@ TEST_F(SummaryTest, SummaryRecordsHowTheKeptListsServed) {
     write_summary_json(path, s);
     const Json j = Json::parse(read_file(path))["kept_lists"];
     EXPECT_EQ(j["kept_steps"], 1234);
-    EXPECT_EQ(j["walked_passes"], 5);
+    EXPECT_EQ(j["walked_steps"], 5);
 }
 
 TEST_F(SummaryTest, SummaryRecordsAnAutomaticNeighbourChoice) {

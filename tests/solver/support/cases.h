@@ -113,6 +113,23 @@ inline Case dambreak_case(double dp) {
     return tank_case_2d(dp, 4.0, 3.0, box(0.0, 0.0, 1.0, 2.0));
 }
 
+/// The dam break (dambreak_case) with a block `block` in the water that moves
+/// (push_then_turn about `pivot`) and a damping zone over 0.5 m ≤ x ≤ 1.5 m: moving wall
+/// particles and fast fluid around them.
+inline Case moving_block_dambreak(double dp, const Box& block, const Eigen::Vector3d& pivot) {
+    Case c = dambreak_case(dp);
+    Obstacle o;
+    o.box = block;
+    o.object.name = "block";
+    o.object.motion = push_then_turn(pivot);
+    c.obstacles.push_back(o);
+    DampingZone zone;
+    zone.start = Eigen::Vector3d(0.5, 0.0, 0.0);
+    zone.end = Eigen::Vector3d(1.5, 0.0, 0.0);
+    c.damping.push_back(zone);
+    return c;
+}
+
 /// A small 3D dam break: water 0.15 × 0.2 × 0.2 m at the left wall of a tank 0.4 × 0.2 × 0.3 m,
 /// h = 1.3 dp as the benchmark's.
 inline Case small_dambreak_3d_case(double dp) {
