@@ -198,16 +198,28 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
     }
 }
 
-/// A reading pass over particle i's list of `count` entries: the pair terms of those within R
-/// now, in the list's order, a group of four entries at a time: one 16-byte load of their
-/// indices, then their positions and motions before any distance is known (a warp's latency to
-/// memory then overlaps for the whole group; an entry beyond R wastes one cached load), and the
-/// pair reads p_j/ρ_j² from the position it has (packed_particles.h).
+/// A reading pass over particle i's list (`extent`: its core and shell, ListExtent): the pair
+/// terms of those entries within R now. The core, in the list's order a group of four entries
+/// at a time: one 16-byte load of their indices, then their positions and motions before any
+/// distance is known (a warp's latency to memory then overlaps for the whole group; an entry
+/// beyond R wastes one cached load), and the pair reads p_j/ρ_j² from the position it has
+/// (packed_particles.h). The shell (kept lists: a quarter of a list on the developed flow, most
+/// of it still beyond R) only by position: the first 64 entries found within R are marked in a
+/// bit mask and run after the shell, so that a warp does not run the pair terms whenever one
+/// lane's shell entry came within R (the few past 64 run at once). No shared memory: it would
+/// take from the L1 cache that the neighbours' loads hit.
 template <int D, class PairT>
-__device__ __forceinline__ void visit_listed(const uint4* groups, std::uint32_t count,
-                                             const Vec<D>* positions, const Float4* motions,
-                                             const Vec<D>& x, float radius2, PairT& pair) {
+__device__ __forceinline__ void visit_listed(const uint4* groups, const ListExtent& extent,
+                                             std::uint32_t capacity, const Vec<D>* positions,
+                                             const Float4* motions, const Vec<D>& x, float radius2,
+                                             PairT& pair) {
     constexpr int batch = 4;
+    const auto visit = [&](std::uint32_t j, const Vec<D>& position_j, const Float4& motion_j) {
+        const Vec<D> rij = x - position_j;
+        pair.visit(j, rij, neighbour_distance2(rij), unpack_motion<D>(motion_j),
+                   [&](float) { return packed_p_rho2(position_j, motion_j); });
+    };
+    const std::uint32_t count = extent.core;
     for (std::uint32_t k = 0; k < count; k += batch) {
         const uint4 q = __ldg(groups + (k / batch) * 32);
         // Past the end of the list the group's first entry is taken again (a cache hit) and
@@ -222,16 +234,42 @@ __device__ __forceinline__ void visit_listed(const uint4* groups, std::uint32_t 
             mj[u] = detail::load_motion(motions + j[u]);
         }
         SLUICE_UNROLL
+        for (int u = 0; u < batch; ++u)
+            if (k + u < count && neighbour_distance2(x - xj[u]) < radius2)
+                visit(j[u], xj[u], mj[u]);
+    }
+    // The shell: entry k in group k/4 counted from the list's last group back.
+    const uint4* const last = groups + static_cast<int>(capacity / batch - 1) * 32;
+    const auto shell_entry = [&](std::uint32_t k) {
+        return __ldg(
+            reinterpret_cast<const std::uint32_t*>(last - static_cast<int>(k / batch) * 32) +
+            k % batch);
+    };
+    const std::uint32_t shell = extent.shell;
+    unsigned long long within = 0; // bit k: shell entry k < 64 lies within R
+    for (std::uint32_t k = 0; k < shell; k += batch) {
+        const uint4 q = __ldg(last - static_cast<int>(k / batch) * 32);
+        const std::uint32_t j[batch] = {q.x, k + 1 < shell ? q.y : q.x, k + 2 < shell ? q.z : q.x,
+                                        k + 3 < shell ? q.w : q.x};
+        Vec<D> xj[batch];
+        SLUICE_UNROLL
+        for (int u = 0; u < batch; ++u)
+            xj[u] = detail::load_position(positions + j[u]);
+        SLUICE_UNROLL
         for (int u = 0; u < batch; ++u) {
-            const Vec<D> rij = x - xj[u];
-            const float r2 = neighbour_distance2(rij);
-            if (k + u < count && r2 < radius2) {
-                const Vec<D> position_j = xj[u];
-                const Float4 motion_j = mj[u];
-                pair.visit(j[u], rij, r2, unpack_motion<D>(motion_j),
-                           [&](float) { return packed_p_rho2(position_j, motion_j); });
+            if (k + u < shell && neighbour_distance2(x - xj[u]) < radius2) {
+                if (k + u < 64)
+                    within |= 1ull << (k + u);
+                else
+                    visit(j[u], xj[u], detail::load_motion(motions + j[u]));
             }
         }
+    }
+    while (within != 0) {
+        const std::uint32_t k = static_cast<std::uint32_t>(__ffsll(within) - 1);
+        within &= within - 1;
+        const std::uint32_t j = shell_entry(k);
+        visit(j, detail::load_position(positions + j), detail::load_motion(motions + j));
     }
 }
 
@@ -393,13 +431,12 @@ __global__ void __launch_bounds__(interaction_block)
                 listed = walk_writing_list<true>(view, lists, i, x, pair, walk_directly);
                 walked = true;
             } else if constexpr (ListT == ListMode::read) {
-                if (lists_hold(lists)) {
-                    const std::uint32_t count = detail::load_pbm(lists.counts + i);
-                    if (count <= lists.capacity) {
-                        visit_listed(list_groups(lists, i), count, view.positions,
-                                     particles.motions, x, view.radius2, pair);
-                        walked = true;
-                    }
+                ListExtent extent;
+                if (lists_hold(lists) && unpack_list_extent(detail::load_pbm(lists.counts + i),
+                                                            lists.capacity, extent)) {
+                    visit_listed(list_groups(lists, i), extent, lists.capacity, view.positions,
+                                 particles.motions, x, view.radius2, pair);
+                    walked = true;
                 }
             }
             if (!walked)
@@ -419,7 +456,7 @@ __global__ void __launch_bounds__(interaction_block)
             acceleration2 = norm2(d.acceleration);
     }
     if constexpr (writing_lists) // every thread of the grid: the array covers whole blocks
-        lists.counts[i] = listed;
+        lists.counts[i] = listed <= lists.capacity ? listed : no_list; // all core (ListExtent)
     if constexpr (ListT == ListMode::read) { // the same for every thread: the pass walked
         if (i == 0 && lists.walked != nullptr && !lists_hold(lists))
             *lists.walked = 1u;

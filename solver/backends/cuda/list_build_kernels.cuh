@@ -12,28 +12,31 @@
 namespace sluice::gpu {
 
 /// A visitor over the build's walk widened to R + skin + list_slack: lists every candidate (a
-/// wall particle only its fluid ones: wall-wall pairs add nothing, physics.h), the first
-/// `capacity` of them; count goes on.
+/// wall particle only its fluid ones: wall-wall pairs add nothing, physics.h), those within R
+/// in the list's core, the others in its shell (ListExtent); counts go on past the capacity.
 template <int D>
 struct KeptListWriter {
-    ListAppender list;
+    ListAppender core, shell;
     const Float4* motions;
     bool fluid_i;
+    float radius2; ///< R² (m²)
 
-    __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>&, float) {
+    __device__ __forceinline__ void operator()(std::uint32_t j, const Vec<D>&, float r2) {
         if (!fluid_i && decode_type(motion_signed_density<D>(detail::load_motion(motions + j))) !=
                             ParticleType::fluid)
             return;
-        list.push(j);
+        const bool within = r2 < radius2;
+        core.push_if(j, within);
+        shell.push_if(j, !within);
     }
 };
 
 /// The kept lists of the particles of a build (reorder layout, a traversal in bin order; `view`
 /// holds the build's positions): particle i's candidates within R + lists.skin + list_slack
-/// (the slack covers the rounding of the positions and distances, as the corrector's lists')
-/// and their count, or more than the capacity when they overflow it (that particle then walks
-/// the structure in every pass). `walls_take_sums` false (mDBC): a wall particle takes no sums
-/// in the interaction pass, and gets an empty list.
+/// (the slack covers the rounding of the positions and distances, as the corrector's lists'),
+/// split into core and shell (ListExtent), and their counts, or no_list when they overflow it
+/// (that particle then walks the structure in every pass). `walls_take_sums` false (mDBC): a wall
+/// particle takes no sums in the interaction pass, and gets an empty list.
 template <class QueryT, class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     build_lists_kernel(ViewT view, const Float4* __restrict__ motions, std::uint32_t n,
@@ -50,11 +53,15 @@ __global__ void __launch_bounds__(interaction_block)
             ViewT wide = view;
             wide.radius = view.radius + lists.skin + list_slack(view.radius, x);
             wide.radius2 = wide.radius * wide.radius;
-            KeptListWriter<D> writer{ListAppender{list_groups(lists, i), lists.capacity}, motions,
-                                     fluid};
+            uint4* const groups = list_groups(lists, i);
+            KeptListWriter<D> writer{
+                ListAppender{groups, lists.capacity},
+                ListAppender{groups + (lists.capacity / 4 - 1) * 32, lists.capacity, -32}, motions,
+                fluid, view.radius2};
             for_each_neighbour<QueryT>(wide, x, writer);
-            writer.list.finish();
-            count = writer.list.count;
+            writer.core.finish();
+            writer.shell.finish();
+            count = pack_list_extent(writer.core.count, writer.shell.count, lists.capacity);
         }
     }
     lists.counts[i] = count; // every thread of the grid: the array covers whole blocks

@@ -27,8 +27,9 @@ struct NeighbourLists {
     /// Entries in groups of four (list_groups): group g of the particle in lane l of warp w at
     /// uint4 [(w · capacity/4 + g) · 32 + l]; capacity is a multiple of 4.
     std::uint32_t* indices = nullptr;
-    /// Per particle: its entries, or more than capacity when it has no list (a lane that did not
-    /// query, or one whose candidates overflowed it).
+    /// Per particle: its entries (the corrector's lists), or the core's in the low 16 bits and
+    /// the shell's in the high ones (kept lists; ListExtent); no_list when it has no list (a
+    /// lane that did not query, or one whose candidates overflowed it).
     std::uint32_t* counts = nullptr;
     std::uint32_t capacity = 0;
     bool write = false; ///< the build pass (else the corrector's: read)
@@ -84,8 +85,11 @@ __device__ __forceinline__ uint4* list_groups(const NeighbourLists& lists, std::
 /// the list build bound by the L2 cache). Entries past `capacity` are counted, not stored;
 /// finish() stores the last, partial group.
 struct ListAppender {
-    uint4* groups;
+    uint4* groups; ///< the group the first four entries go to
     std::uint32_t capacity;
+    /// uint4s from one group to the next: 32 (list_groups), −32 for a list filled from its
+    /// last group back (a kept list's shell).
+    int stride = 32;
     std::uint32_t count = 0;
     uint4 pending{};
 
@@ -101,13 +105,53 @@ struct ListAppender {
             pending.w = j;
         ++count;
         if (slot == 3 && count <= capacity)
-            groups[(count / 4 - 1) * 32] = pending;
+            groups[static_cast<int>(count / 4 - 1) * stride] = pending;
+    }
+    /// push(j) if `take`, else nothing, without a branch around the group's bookkeeping (a
+    /// kept list's build pushes each candidate to its core or its shell). Nsight Compute on the
+    /// developed flow: 16.7 lanes active instead of 15.1 with a branch, in the same time.
+    __device__ __forceinline__ void push_if(std::uint32_t j, bool take) {
+        const std::uint32_t slot = count & 3u;
+        pending.x = take && slot == 0 ? j : pending.x;
+        pending.y = take && slot == 1 ? j : pending.y;
+        pending.z = take && slot == 2 ? j : pending.z;
+        pending.w = take && slot == 3 ? j : pending.w;
+        count += take ? 1u : 0u;
+        if (take && slot == 3 && count <= capacity)
+            groups[static_cast<int>(count / 4 - 1) * stride] = pending;
     }
     __device__ __forceinline__ void finish() {
         if ((count & 3u) != 0 && count <= capacity)
-            groups[(count / 4) * 32] = pending;
+            groups[static_cast<int>(count / 4) * stride] = pending;
     }
 };
+
+/// A kept list's two parts (NeighbourLists::counts): `core`, the candidates within R at the
+/// build, from the particle's first group on, and `shell`, those between R and R + skin, from
+/// its last group back. Most of the core is still within R when a pass reads it, most of the
+/// shell still beyond, so a pass runs the pair terms over the core with a warp's lanes together
+/// and only tests the shell (interaction_kernels.cuh, visit_listed). The corrector's lists of a
+/// step are all core.
+struct ListExtent {
+    std::uint32_t core = 0, shell = 0;
+};
+
+/// counts[i] for a list of `core` and `shell` entries: no_list when the two parts do not fit
+/// its capacity (or a count is past 16 bits) and the particle must walk.
+__device__ __forceinline__ std::uint32_t pack_list_extent(std::uint32_t core, std::uint32_t shell,
+                                                          std::uint32_t capacity) {
+    const bool fits = core <= 0xffffu && shell <= 0xffffu &&
+                      (core + 3u) / 4u + (shell + 3u) / 4u <= capacity / 4u;
+    return fits ? core | shell << 16 : no_list;
+}
+
+/// Reads counts[i] (pack_list_extent, or a corrector's list: its entries); false: no list.
+__device__ __forceinline__ bool unpack_list_extent(std::uint32_t packed, std::uint32_t capacity,
+                                                   ListExtent& extent) {
+    extent.core = packed & 0xffffu;
+    extent.shell = packed >> 16;
+    return (extent.core + 3u) / 4u + (extent.shell + 3u) / 4u <= capacity / 4u;
+}
 
 /// The lists' slack over the reach of a pair at x: more than the float rounding of the predicted
 /// positions and of the distances (generous: it only lengthens lists).
