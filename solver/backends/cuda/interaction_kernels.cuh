@@ -198,6 +198,13 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
     }
 }
 
+/// The group of four entries q that starts at entry k of a part of `count` entries, with the
+/// entries past its end replaced by the group's first (loaded again, a cache hit, and skipped
+/// by the caller: what lies there was never written).
+__device__ __forceinline__ uint4 group_within(uint4 q, std::uint32_t k, std::uint32_t count) {
+    return {q.x, k + 1 < count ? q.y : q.x, k + 2 < count ? q.z : q.x, k + 3 < count ? q.w : q.x};
+}
+
 /// A reading pass over particle i's list (`extent`: its core and shell, ListExtent): the pair
 /// terms of those entries within R now. The core, in the list's order a group of four entries
 /// at a time: one 16-byte load of their indices, then their positions and motions before any
@@ -221,11 +228,8 @@ __device__ __forceinline__ void visit_listed(const uint4* groups, const ListExte
     };
     const std::uint32_t count = extent.core;
     for (std::uint32_t k = 0; k < count; k += batch) {
-        const uint4 q = __ldg(groups + (k / batch) * 32);
-        // Past the end of the list the group's first entry is taken again (a cache hit) and
-        // skipped below: what lies there was never written.
-        const std::uint32_t j[batch] = {q.x, k + 1 < count ? q.y : q.x, k + 2 < count ? q.z : q.x,
-                                        k + 3 < count ? q.w : q.x};
+        const uint4 q = group_within(__ldg(groups + (k / batch) * 32), k, count);
+        const std::uint32_t j[batch] = {q.x, q.y, q.z, q.w};
         Vec<D> xj[batch];
         Float4 mj[batch];
         SLUICE_UNROLL
@@ -240,17 +244,11 @@ __device__ __forceinline__ void visit_listed(const uint4* groups, const ListExte
     }
     // The shell: entry k in group k/4 counted from the list's last group back.
     const uint4* const last = groups + static_cast<int>(capacity / batch - 1) * 32;
-    const auto shell_entry = [&](std::uint32_t k) {
-        return __ldg(
-            reinterpret_cast<const std::uint32_t*>(last - static_cast<int>(k / batch) * 32) +
-            k % batch);
-    };
     const std::uint32_t shell = extent.shell;
     unsigned long long within = 0; // bit k: shell entry k < 64 lies within R
     for (std::uint32_t k = 0; k < shell; k += batch) {
-        const uint4 q = __ldg(last - static_cast<int>(k / batch) * 32);
-        const std::uint32_t j[batch] = {q.x, k + 1 < shell ? q.y : q.x, k + 2 < shell ? q.z : q.x,
-                                        k + 3 < shell ? q.w : q.x};
+        const uint4 q = group_within(__ldg(last - static_cast<int>(k / batch) * 32), k, shell);
+        const std::uint32_t j[batch] = {q.x, q.y, q.z, q.w};
         Vec<D> xj[batch];
         SLUICE_UNROLL
         for (int u = 0; u < batch; ++u)
@@ -268,7 +266,9 @@ __device__ __forceinline__ void visit_listed(const uint4* groups, const ListExte
     while (within != 0) {
         const std::uint32_t k = static_cast<std::uint32_t>(__ffsll(within) - 1);
         within &= within - 1;
-        const std::uint32_t j = shell_entry(k);
+        const std::uint32_t j =
+            __ldg(reinterpret_cast<const std::uint32_t*>(last - static_cast<int>(k / batch) * 32) +
+                  k % batch);
         visit(j, detail::load_position(positions + j), detail::load_motion(motions + j));
     }
 }
@@ -456,7 +456,7 @@ __global__ void __launch_bounds__(interaction_block)
             acceleration2 = norm2(d.acceleration);
     }
     if constexpr (writing_lists) // every thread of the grid: the array covers whole blocks
-        lists.counts[i] = listed <= lists.capacity ? listed : no_list; // all core (ListExtent)
+        lists.counts[i] = pack_list_extent(listed, 0u, lists.capacity); // all core
     if constexpr (ListT == ListMode::read) { // the same for every thread: the pass walked
         if (i == 0 && lists.walked != nullptr && !lists_hold(lists))
             *lists.walked = 1u;

@@ -239,7 +239,8 @@ TEST(CudaBackend, CorrectorListsEqualTheWalk) {
 
 /// Kept lists (CudaOptions::list_skin, the default on one GPU): the lists of a build serve the
 /// passes of the following steps while no pair can have closed their skin, so a step without a
-/// build sums the same neighbours as one with, in the order of the older build's walk: within
+/// build sums the same neighbours as one with, in the older build's order (its walk's within R,
+/// then those of its shell that came within R; ListExtent): within
 /// 10⁻⁴ dp, or 4 × what another exact module's order makes of the same case where that is more
 /// (the moving block's impulsive start amplifies rounding: 2.2·10⁻⁶ m between strips/1/3 and
 /// moore/1 on the H100). Against the lists of the step's corrector (a build every step),
