@@ -176,12 +176,21 @@ void Run::open_gauges() {
             [this](const GaugeResponse& r) { sensor_averages_->add_step(r); });
         // Averaged sensors: their points sampled after every step between rows as well (the
         // sample is begun on the device and read by the row writer's thread, as a row's).
-        if (!gauge_plan_->step_request().wall_points.empty())
+        // Begun with the step where it can be (Simulation::step_and_sample, whose host time is
+        // then the step's), else after it.
+        if (!gauge_plan_->step_request().wall_points.empty()) {
             between = [this] {
                 const auto t0 = Clock::now();
                 output_->accumulate_gauges(sim_->begin_gauges(gauge_plan_->step_request()));
                 gauge_seconds_ += seconds_since(t0);
             };
+            loop_.sample_with_step(&gauge_plan_->step_request(),
+                                   [this](std::future<GaugeResponse> sample) {
+                                       const auto t0 = Clock::now();
+                                       output_->accumulate_gauges(std::move(sample));
+                                       gauge_seconds_ += seconds_since(t0);
+                                   });
+        }
     }
     const std::uint64_t next_gauge =
         restart_

@@ -38,11 +38,17 @@ void StepLoop::sample_gauges_if_due() {
 }
 
 bool StepLoop::step() {
-    sim_.step();
+    std::future<GaugeResponse> with_step; // valid: the step ended before the gauges are due
+    if (step_request_ && gauges_.on())
+        with_step = sim_.step_and_sample(*step_request_, gauges_.due_from());
+    else
+        sim_.step();
     const bool stop = check_ && check_();
     // Before a checkpoint of this step, which then counts its row.
     if (gauges_.due(sim_.time()))
         sample_gauges_if_due();
+    else if (with_step.valid())
+        take_step_sample_(std::move(with_step));
     else if (fire_between_)
         fire_between_();
     if (snapshots_.due(sim_.time())) {

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
+#include <limits>
 #include <optional>
 
 namespace sluice {
@@ -28,6 +30,10 @@ public:
 
     bool on() const { return interval_ > 0.0; }
     bool due(double t) const { return on() && t + 1e-6 * interval_ >= next_time(); }
+    /// The time from which due() holds (+∞ when off).
+    double due_from() const {
+        return on() ? next_time() - 1e-6 * interval_ : std::numeric_limits<double>::infinity();
+    }
     /// Moves the next time past t.
     void pass(double t);
     double next_time() const;
@@ -55,6 +61,13 @@ public:
     void gauges(Cadence c, Fire f, Fire between = {}) {
         gauges_ = c, fire_gauges_ = std::move(f), fire_between_ = std::move(between);
     }
+    using TakeSample = std::function<void(std::future<GaugeResponse>)>;
+    /// Instead of `between`'s own sample, the sample of `request` (which must outlive the loop)
+    /// begun with the step (Simulation::step_and_sample) where the step ends before the gauges
+    /// are due, and handed to `take`; `between` fires where it could not be.
+    void sample_with_step(const GaugeRequest* request, TakeSample take) {
+        step_request_ = request, take_step_sample_ = std::move(take);
+    }
     void snapshots(Cadence c, Fire f) { snapshots_ = c, fire_snapshot_ = std::move(f); }
     void checkpoints(Cadence c, Fire f) { checkpoints_ = c, fire_checkpoint_ = std::move(f); }
     void progress(ProgressReporter& p) { progress_ = &p; }
@@ -78,6 +91,8 @@ private:
     Check check_;
     Cadence gauges_, snapshots_, checkpoints_;
     Fire fire_gauges_, fire_between_, fire_snapshot_, fire_checkpoint_;
+    const GaugeRequest* step_request_ = nullptr;
+    TakeSample take_step_sample_;
     ProgressReporter* progress_ = nullptr;
 };
 

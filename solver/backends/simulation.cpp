@@ -19,6 +19,13 @@ std::future<GaugeResponse> Simulation::begin_gauges(const GaugeRequest& request)
     return ready.get_future();
 }
 
+std::future<GaugeResponse> Simulation::step_and_sample(const GaugeRequest& request, double before) {
+    step();
+    if (time() < before)
+        return begin_gauges(request);
+    return {};
+}
+
 std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b) {
     if (b.backend == Backend::cuda)
         return make_cuda_simulation(c, b.cuda);

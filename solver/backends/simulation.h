@@ -96,6 +96,14 @@ public:
     /// held (CUDA backend: 4). The default (CPU backend) computes at once.
     virtual std::future<GaugeResponse> begin_gauges(const GaugeRequest& request);
 
+    /// step(), then begin_gauges(request) on the state it ends in, if it ends before `before`
+    /// (s); else no sample (the future is not valid()), and the caller samples as the step's
+    /// time requires. A run's sample of every step between gauge rows (the averaged wall
+    /// sensors): the CUDA backend (kept lists, one GPU) queues it before it waits for the step,
+    /// when the step must end before `before`, so that the sample's host work overlaps the step
+    /// on the device and its kernels the next step's first passes. The default steps first.
+    virtual std::future<GaugeResponse> step_and_sample(const GaugeRequest& request, double before);
+
     /// A run over several processes: this process's cut of the domain (its slab is
     /// lower(rank)..upper(rank)); nothing for a single process.
     virtual std::optional<SlabDecomposition> decomposition() const { return std::nullopt; }

@@ -67,9 +67,13 @@ void CudaSimulation<D>::finish_step() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(host_scalars_.get(), scalars_.get(), sizeof(StepScalars),
                                       cudaMemcpyDeviceToHost, stream_));
     mark(checks);
+}
+
+template <int D>
+void CudaSimulation<D>::complete_step() {
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    if (gauge_results_)
-        gauge_results_->complete_pending(); // samples begun before this step are done too
+    if (gauge_results_) // the samples stream_ waited for are done too
+        gauge_results_->complete_pending(samples_fenced_);
 
     double interaction_seconds = 0.0;
     for (int k = 1; k < event_count_; ++k) {
@@ -192,9 +196,11 @@ void CudaSimulation<D>::record_exclusions() {
 }
 
 template void CudaSimulation<2>::finish_step();
+template void CudaSimulation<2>::complete_step();
 template void CudaSimulation<2>::fail(std::uint32_t);
 template void CudaSimulation<2>::record_exclusions();
 template void CudaSimulation<3>::finish_step();
+template void CudaSimulation<3>::complete_step();
 template void CudaSimulation<3>::fail(std::uint32_t);
 template void CudaSimulation<3>::record_exclusions();
 } // namespace sluice::gpu

@@ -59,6 +59,10 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_)
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
+    sample_stream_ = stream_;
+    SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&gauge_stream_, cudaStreamNonBlocking));
+    SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&state_ready_, cudaEventDisableTiming));
+    SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&gauge_reads_, cudaEventDisableTiming));
     // Everything a step touches is allocated here.
     allocate_state();
     if (plan_.modified_walls())
@@ -335,9 +339,16 @@ template <int D>
 CudaSimulation<D>::~CudaSimulation() {
     // Pending work reads the arrays freed below; nothing sensible to do on failure here.
     cudaStreamSynchronize(stream_);
+    if (gauge_stream_)
+        cudaStreamSynchronize(gauge_stream_);
     for (cudaEvent_t e : events_)
         if (e)
             cudaEventDestroy(e);
+    for (cudaEvent_t e : {state_ready_, gauge_reads_})
+        if (e)
+            cudaEventDestroy(e);
+    if (gauge_stream_)
+        cudaStreamDestroy(gauge_stream_);
     cudaStreamDestroy(stream_);
 }
 
@@ -359,6 +370,27 @@ void CudaSimulation<D>::mark(Stage finished) {
     SLUICE_CUDA_CHECK(cudaEventRecord(events_[event_count_], stream_));
     event_stage_[event_count_] = finished;
     ++event_count_;
+}
+
+/// Whether a pass only reads what a gauge sample reads (the state's positions and motions, the
+/// structure, the kept lists' move), so that it may run beside the last sample
+/// (begin_local_gauges): an interaction pass (it writes the derivatives and the step's
+/// scalars), the time step, the corrector's reuse of the structure (host only), and a
+/// construction that keeps the lists (no build). Any other pass waits for the sample first.
+static bool runs_beside_gauges(const StepPass& p, bool builds) {
+    return std::holds_alternative<pass::Interaction>(p) ||
+           std::holds_alternative<pass::TimeStep>(p) ||
+           std::holds_alternative<pass::ReuseStructure>(p) ||
+           (std::holds_alternative<pass::Construction>(p) && !builds);
+}
+
+template <int D>
+void CudaSimulation<D>::fence_gauge_reads() {
+    if (!gauge_reads_pending_)
+        return;
+    SLUICE_CUDA_CHECK(cudaStreamWaitEvent(stream_, gauge_reads_, 0));
+    gauge_reads_pending_ = false;
+    samples_fenced_ = gauge_results_->begun();
 }
 
 /// The executor of the step plan: one overload per pass (step_plan.h), in the plan's order.
@@ -386,7 +418,11 @@ struct CudaSimulation<D>::PassRunner {
             s.halo_refresh_pass();
         }
     }
-    void operator()(pass::Checks) const { s.finish_step(); }
+    void operator()(pass::Checks) const {
+        s.finish_step();
+        if (!s.defer_completion_)
+            s.complete_step();
+    }
     void operator()(pass::Balance) const {
         if (s.plan_.balances_after(s.steps_))
             s.balance();
@@ -395,13 +431,32 @@ struct CudaSimulation<D>::PassRunner {
 
 template <int D>
 void CudaSimulation<D>::step() {
+    enqueue_step(false);
+    end_step();
+}
+
+template <int D>
+void CudaSimulation<D>::enqueue_step(bool defer) {
+    defer_completion_ = defer;
     if (options_.stage_timing) {
         event_count_ = 0;
         SLUICE_CUDA_CHECK(cudaEventRecord(events_[event_count_++], stream_));
     }
+    // A gauge sample beside the step reads none of the scalars (begin_local_gauges).
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
-    for (const StepPass& p : plan_.passes)
+    for (const StepPass& p : plan_.passes) {
+        if (!runs_beside_gauges(p, !keep_lists_ || build_next_))
+            fence_gauge_reads();
         std::visit(PassRunner{*this}, p);
+    }
+}
+
+template <int D>
+void CudaSimulation<D>::end_step() {
+    if (defer_completion_) {
+        defer_completion_ = false;
+        complete_step();
+    }
     // The next builds cover the box of the particles at the end of this step (after a balance:
     // within the new slab's reach).
     const StepScalars& s = last_scalars_;

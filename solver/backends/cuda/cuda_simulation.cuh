@@ -76,6 +76,7 @@ public:
     SimulationState save_state() const override;
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
     std::future<GaugeResponse> begin_gauges(const GaugeRequest& request) override;
+    std::future<GaugeResponse> step_and_sample(const GaugeRequest& request, double before) override;
 
     BackendCounters counters() const override;
     std::vector<std::uint32_t> neighbour_counts() override;
@@ -175,8 +176,18 @@ private:
     void integrate(IntegrationStage stage);
     /// HaloRefresh: the halo at n+½ and the skins that cover its moves.
     void halo_refresh_pass();
-    /// Checks: the end of the step (the one read-back; failures; exclusions).
+    /// A step's passes, queued; the Checks pass's host part waits (complete_step) unless
+    /// `defer` (step_and_sample: a sample is queued first), when end_step() does.
+    void enqueue_step(bool defer);
+    /// What is left of the step: complete_step() if deferred, the next builds' box.
+    void end_step();
+    /// Checks: the end of the step on the device (the box, the reductions, the one read-back of
+    /// the scalars), queued.
     void finish_step();
+    /// Checks on the host: waits for the read-back; the clock, failures, exclusions, the next
+    /// build.
+    void complete_step();
+    bool defer_completion_ = false;
     void mark(Stage finished);
     std::size_t device_bytes() const;
     std::uint32_t dry_wall_count() const;
@@ -350,6 +361,22 @@ private:
     std::size_t body_capacity_ = 0;
     std::vector<GaugeRequest::Body> uploaded_bodies_; ///< what bodies_ holds
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
+    /// Kept lists (one process): a gauge sample runs on gauge_stream_, beside the next step's
+    /// passes that only read the state (side_passes), so that a run's per-step sample (the
+    /// averaged wall sensors) does not hold the step back; gauge_reads_ marks the end of the
+    /// last one, and the first pass that writes what it reads waits for it
+    /// (fence_gauge_reads). Otherwise stream_ takes the samples.
+    cudaStream_t gauge_stream_ = nullptr;
+    cudaEvent_t state_ready_ = nullptr, gauge_reads_ = nullptr;
+    bool gauge_reads_pending_ = false;
+    /// Gauge samples (GaugeResultPool::begun()) that stream_ is ordered after: complete once it
+    /// is waited for.
+    std::uint64_t samples_fenced_ = 0;
+    /// The stream that the gauge launches (launch_gauges, …) go to: gauge_stream_ during a
+    /// sample that runs beside the step, else stream_.
+    cudaStream_t sample_stream_ = nullptr;
+    /// stream_ waits for the last gauge sample on gauge_stream_ to finish reading the state.
+    void fence_gauge_reads();
 
     double fluid_height_; ///< H_max at t = 0 (m), kept for save_state
     double time_ = 0.0, dt_ = 0.0;

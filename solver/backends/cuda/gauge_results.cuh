@@ -52,8 +52,9 @@ public:
         std::uint32_t points = 0, wall_points = 0;
         std::vector<GaugeRequest::Front> fronts;
         bool busy = false;
-        bool ready = false; ///< its device work is known to be complete
-        float ms = 0.0f;    ///< its device time, once ready
+        bool ready = false;         ///< its device work is known to be complete
+        std::uint64_t sequence = 0; ///< the how-manieth sample it holds (begun())
+        float ms = 0.0f;            ///< its device time, once ready
     };
 
     GaugeResultPool() {
@@ -89,6 +90,7 @@ public:
         });
         free->busy = true;
         free->ready = false;
+        free->sequence = ++begun_;
         lock.unlock();
         if (points > free->sums_capacity) {
             free->sums.allocate(points, /*mapped=*/true);
@@ -110,16 +112,22 @@ public:
         return *free;
     }
 
-    /// Called by the stepping thread right after it waited for the simulation's stream: every
-    /// sample begun before is complete, so the threads waiting in take() need no CUDA call of
-    /// their own (one that waits on the device from a second thread slows the stepping
-    /// thread's launches).
-    void complete_pending() {
+    /// Samples acquired so far (a slot's sequence is its sample's number among them).
+    std::uint64_t begun() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return begun_;
+    }
+    /// Called by the stepping thread right after it waited for the simulation's stream: the
+    /// samples up to number `up_to` (begun()) are complete, so the threads waiting in take()
+    /// need no CUDA call of their own (one that waits on the device from a second thread slows
+    /// the stepping thread's launches). A sample on a stream of its own that the simulation's
+    /// has not waited for yet is past `up_to`.
+    void complete_pending(std::uint64_t up_to = std::numeric_limits<std::uint64_t>::max()) {
         bool any = false;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             for (Slot& s : slots_)
-                if (s.busy && !s.ready) {
+                if (s.busy && !s.ready && s.sequence <= up_to) {
                     SLUICE_CUDA_CHECK(cudaEventElapsedTime(&s.ms, s.begun, s.done));
                     s.ready = true;
                     any = true;
@@ -208,6 +216,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable freed_, completed_;
     double device_seconds_ = 0.0;
+    std::uint64_t begun_ = 0;
 };
 
 } // namespace sluice::gpu

@@ -43,8 +43,11 @@ void CudaSimulation<D>::integrate(IntegrationStage stage) {
             skins ? &scalars->step_skin : nullptr, d_tags(), comm_ || lists_);
         SLUICE_CUDA_CHECK_LAUNCH();
         integration_written();
-        if (reused) // gauges after the step query the state through it
-            reuse_view(&scalars->step_skin);
+        // Gauges after the step query the state through it; with kept lists the skin is the
+        // lists' move, which the Checks pass sets to this one and which (unlike the scalars)
+        // stays put while a sample runs beside the next step (begin_local_gauges).
+        if (reused)
+            reuse_view(keep_lists_ ? list_moved_.get() : &scalars->step_skin);
         break;
     case IntegrationStage::verlet: {
         const bool euler = steps_ % static_cast<std::uint64_t>(plan_.verlet_reset_steps) == 0;

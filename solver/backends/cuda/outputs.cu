@@ -14,6 +14,7 @@
 #include "parallel/slab_start.h"
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <variant>
@@ -148,8 +149,9 @@ template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_body_forces(const ViewT& view, const KernelT& kernel,
                                            std::uint32_t count) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
-    SLUICE_CUDA_CHECK(cudaMemsetAsync(body_sums_.get(), 0, 6 * count * sizeof(double), stream_));
-    body_forces_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
+    SLUICE_CUDA_CHECK(
+        cudaMemsetAsync(body_sums_.get(), 0, 6 * count * sizeof(double), sample_stream_));
+    body_forces_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, sample_stream_>>>(
         view, particles, kernel, plan_.fluid, n_, id_[current_].get(), d_tags(), bodies_.get(),
         count, walls_view(), body_sums_.get());
     SLUICE_CUDA_CHECK_LAUNCH();
@@ -162,7 +164,7 @@ void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, 
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     // A warp per point.
     point_sums_kernel<GaugeVisitor, QueryT, ViewT, KernelT>
-        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
+        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, sample_stream_>>>(
             view, particles, kernel, plan_.fluid, gauge_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -173,7 +175,7 @@ void CudaSimulation<D>::launch_wall_sensors(const ViewT& view, const KernelT& ke
                                             std::uint32_t count, WallSensorSums<D>* sums) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     point_sums_kernel<WallSensorVisitor, QueryT, ViewT, KernelT>
-        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream_>>>(
+        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, sample_stream_>>>(
             view, particles, kernel, plan_.fluid, wall_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -190,12 +192,14 @@ void CudaSimulation<D>::launch_front(const ViewT& view, const GaugeRequest::Fron
     const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
     const float sign = static_cast<float>(f.sign);
     const unsigned blocks = blocks_for(n_, block_size);
-    SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), stream_));
-    front_max_kernel<<<blocks, block_size, 0, stream_>>>(view, particles, n_, axis, sign, d_keys);
+    SLUICE_CUDA_CHECK(
+        cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), sample_stream_));
+    front_max_kernel<<<blocks, block_size, 0, sample_stream_>>>(view, particles, n_, axis, sign,
+                                                                d_keys);
     SLUICE_CUDA_CHECK_LAUNCH();
     const float windows[3] = {distance, 16.0f * distance, -1.0f};
     for (int pass = 0; pass < 3; ++pass) {
-        front_test_kernel<QueryT><<<blocks, block_size, 0, stream_>>>(
+        front_test_kernel<QueryT><<<blocks, block_size, 0, sample_stream_>>>(
             view, particles, n_, axis, sign, windows[pass], distance * distance, d_keys, d_keys + 1,
             pass, d_keys + 1 + pass);
         SLUICE_CUDA_CHECK_LAUNCH();
@@ -218,10 +222,26 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         // motion and id into the new order; the positions follow here (in a step the
         // integration writes them in that order from the sorted copy). An index layout keeps
         // the state's order: nothing moves.
+        fence_gauge_reads();
         rebuild();
         if (plan_.layout == Layout::reorder)
             SLUICE_CUDA_CHECK(cudaMemcpyAsync(positions(), view_positions(), n_ * sizeof(Vec<D>),
                                               cudaMemcpyDeviceToDevice, stream_));
+    }
+    // Kept lists: the sample goes on gauge_stream_, after what stream_ holds now and beside the
+    // next step's passes that only read (fence_gauge_reads). Its walk's skin is then the lists'
+    // move (list_moved_, integrate()), which only a build and the Checks pass write, not the
+    // step's scalars, which the next step clears first.
+    const bool beside = keep_lists_;
+    struct Restore { // the launches go to stream_ again however this returns
+        cudaStream_t& stream;
+        cudaStream_t main;
+        ~Restore() { stream = main; }
+    } restore{sample_stream_, stream_};
+    if (beside) {
+        SLUICE_CUDA_CHECK(cudaEventRecord(state_ready_, stream_));
+        SLUICE_CUDA_CHECK(cudaStreamWaitEvent(gauge_stream_, state_ready_, 0));
+        sample_stream_ = gauge_stream_;
     }
     const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
     const std::size_t fronts = request.fronts.size();
@@ -241,7 +261,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         std::vector<Vec<D>> points(count);
         for (std::uint32_t k = 0; k < count; ++k)
             points[k] = from_array3<D>(request.points[k]);
-        upload(gauge_points_.get(), points, stream_);
+        upload(gauge_points_.get(), points, sample_stream_);
         uploaded_gauge_points_ = request.points;
     }
     const std::uint32_t walls = static_cast<std::uint32_t>(request.wall_points.size());
@@ -258,7 +278,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         std::vector<Vec<D>> points(walls);
         for (std::uint32_t k = 0; k < walls; ++k)
             points[k] = from_array3<D>(request.wall_points[k]);
-        upload(wall_points_.get(), points, stream_);
+        upload(wall_points_.get(), points, sample_stream_);
         uploaded_wall_points_ = request.wall_points;
     }
     const std::uint32_t bodies = static_cast<std::uint32_t>(request.bodies.size());
@@ -279,8 +299,8 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
             const GaugeRequest::Body& r = request.bodies[k];
             b[k] = {r.first_id, r.id_count, r.object, from_array3<D>(r.moment_point)};
         }
-        upload(bodies_.get(), b, stream_);
-        SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_)); // b is pageable and goes now
+        upload(bodies_.get(), b, sample_stream_);
+        SLUICE_CUDA_CHECK(cudaStreamSynchronize(sample_stream_)); // b is pageable and goes now
         uploaded_bodies_ = request.bodies;
     }
     auto& slot = gauge_results_->acquire(count, walls, fronts, bodies);
@@ -288,7 +308,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
     slot.points = count;
     slot.wall_points = walls;
     slot.fronts = request.fronts;
-    SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, stream_));
+    SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, sample_stream_));
     if (count > 0) // straight into the slot's mapped host memory
         dispatch_neighbour_query<D>(
             plan_.query, view_,
@@ -306,17 +326,50 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
     if (fronts > 0)
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.keys.get(), front_keys_.get(),
                                           front_keys * fronts * sizeof(std::uint32_t),
-                                          cudaMemcpyDeviceToHost, stream_));
+                                          cudaMemcpyDeviceToHost, sample_stream_));
     if (bodies > 0) {
         dispatch_neighbour_query<D>(plan_.query, view_,
                                     with_kernel(LaunchBodyForces<D>{this, bodies}, plan_.kernel));
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.forces.get(), body_sums_.get(),
                                           6 * bodies * sizeof(double), cudaMemcpyDeviceToHost,
-                                          stream_));
+                                          sample_stream_));
     }
-    SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, stream_));
+    SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, sample_stream_));
+    if (beside) {
+        SLUICE_CUDA_CHECK(cudaEventRecord(gauge_reads_, gauge_stream_));
+        gauge_reads_pending_ = true;
+    } else {
+        samples_fenced_ = gauge_results_->begun(); // in stream_'s order
+    }
     // Deferred: the thread that calls get() waits for the copy and converts it.
     return std::async(std::launch::deferred, [lease] { return lease->take(); });
+}
+
+template <int D>
+std::future<GaugeResponse> CudaSimulation<D>::step_and_sample(const GaugeRequest& request,
+                                                              double before) {
+    // Kept lists (one process): the sample runs on gauge_stream_ after the step and beside the
+    // next one (begin_local_gauges), queued before the step is waited for. Only where the step
+    // must end before `before`: dt ≤ cfl · h / c0 (time_step), rounded up here by far more
+    // than the two ways of computing it differ.
+    const double dt_bound = 1.001 * plan_.cfl * static_cast<double>(plan_.fluid.h) /
+                            static_cast<double>(plan_.fluid.c0);
+    if (!keep_lists_ || !view_ready_ || !(time_ + dt_bound < before))
+        return Simulation::step_and_sample(request, before);
+    enqueue_step(true);
+    std::future<GaugeResponse> sample;
+    std::exception_ptr failed;
+    try {
+        sample = begin_local_gauges(request);
+    } catch (...) {
+        failed = std::current_exception();
+    }
+    end_step(); // a failure of the step comes first
+    if (failed)
+        std::rethrow_exception(failed);
+    if (!(time_ < before)) // not reached: the caller samples as the step's time requires
+        return {};
+    return sample;
 }
 
 template <int D>
@@ -324,8 +377,9 @@ GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
     if (comm_ && view_ready_) // the halo at the current state (and the reused view's skin)
         refresh_halo(reuse_for_corrector() ? &scalars_.get()->step_skin : nullptr);
     std::future<GaugeResponse> sample = begin_local_gauges(request);
+    fence_gauge_reads(); // stream_'s synchronisation then covers a sample beside it
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    gauge_results_->complete_pending();
+    gauge_results_->complete_pending(samples_fenced_);
     GaugeResponse out = sample.get();
     if (comm_) {
         combine_gauges(*comm_, slabs_, D, request, out);
@@ -424,6 +478,7 @@ void CudaSimulation<D>::launch_count(const ViewT& view, std::uint32_t* d_counts_
 
 template <int D>
 std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
+    fence_gauge_reads(); // the build below overwrites the structure a sample may read
     DeviceMemoryAccount scratch;
     DeviceArray<std::uint32_t> counts;
     counts.allocate(n_, scratch);
@@ -450,6 +505,7 @@ std::uint32_t CudaSimulation<D>::dry_wall_count() const {
 template Snapshot CudaSimulation<2>::snapshot() const;
 template std::future<Snapshot> CudaSimulation<2>::begin_snapshot();
 template std::future<GaugeResponse> CudaSimulation<2>::begin_gauges(const GaugeRequest&);
+template std::future<GaugeResponse> CudaSimulation<2>::step_and_sample(const GaugeRequest&, double);
 template std::future<GaugeResponse> CudaSimulation<2>::begin_local_gauges(const GaugeRequest&);
 template GaugeResponse CudaSimulation<2>::sample_gauges(const GaugeRequest&);
 template SimulationState CudaSimulation<2>::save_state() const;
@@ -460,6 +516,7 @@ template std::uint32_t CudaSimulation<2>::dry_wall_count() const;
 template Snapshot CudaSimulation<3>::snapshot() const;
 template std::future<Snapshot> CudaSimulation<3>::begin_snapshot();
 template std::future<GaugeResponse> CudaSimulation<3>::begin_gauges(const GaugeRequest&);
+template std::future<GaugeResponse> CudaSimulation<3>::step_and_sample(const GaugeRequest&, double);
 template std::future<GaugeResponse> CudaSimulation<3>::begin_local_gauges(const GaugeRequest&);
 template GaugeResponse CudaSimulation<3>::sample_gauges(const GaugeRequest&);
 template SimulationState CudaSimulation<3>::save_state() const;

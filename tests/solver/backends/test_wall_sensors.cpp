@@ -1,8 +1,10 @@
 // Wall pressure sensors on a running simulation (CPU backend; the CUDA backend's agree with it
 // in test_backend_agreement.cpp): still water reads ρ0·g·depth on the walls, and an averaged
-// sensor's row is the mean of its readings over the steps since the previous row.
+// sensor's row is the mean of its readings over the steps since the previous row, sampled after
+// each step or begun with it (both backends).
 
 #include "app/step_loop.h"
+#include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
 #include "case/case_reader.h"
 #include "case/gauge_plan.h"
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -112,4 +115,63 @@ TEST(WallSensors, AveragedRowIsTheMeanOfTheStepsSinceThePreviousRow) {
                 "- averaged| over %zu rows %.1f Pa (last row %.1f, %.1f Pa)\n",
                 rows.size(), spread, rows.back()[0], rows.back()[1]);
     EXPECT_GT(spread, 0.0) << "the surge's pressure changes within a row's interval";
+}
+
+TEST(WallSensors, SamplesBegunWithTheStepsMakeTheSameRows) {
+    // The run's way since the samples between rows are begun with the step
+    // (StepLoop::sample_with_step, Simulation::step_and_sample; the CUDA backend on kept lists
+    // queues them before it waits for the step): every step is sampled exactly once, by the
+    // row or between rows, and each row's averaged readings are the mean of its steps'. On the
+    // CPU backend, and on the CUDA backend where a device is present.
+    Case c = test::dambreak_case(0.04);
+    c.gauges.interval = 0.01;
+    c.gauges.gauges = {test::wall_sensor("now", {1.5, 0.0, 0.0}),
+                       test::wall_sensor("mean", {1.5, 0.0, 0.0}, 0.0, true)};
+    std::vector<Backend> backends = {Backend::cpu};
+    if (cuda_device_available())
+        backends.push_back(Backend::cuda);
+    for (const Backend backend : backends) {
+        SCOPED_TRACE(backend == Backend::cpu ? "cpu" : "cuda");
+        auto sim = make_simulation(c, backend);
+        const GaugePlan plan(c, sim->constants().support);
+        SensorAverages averages(plan);
+        std::vector<double> readings; // the averaged sensor's, every step since the last row
+        std::vector<double> rows, expected;
+        std::size_t with_step = 0, after_step = 0, row_samples = 0;
+        StepLoop loop(*sim);
+        loop.gauges(
+            Cadence::multiples(c.gauges.interval, 0),
+            [&] {
+                const GaugeResponse r = sim->sample_gauges(plan.request());
+                readings.push_back(plan.averaged_readings(r)[0]);
+                double mean = 0.0;
+                for (double v : readings)
+                    mean += v / static_cast<double>(readings.size());
+                expected.push_back(mean);
+                readings.clear();
+                rows.push_back(averages.row(r)[1]);
+                ++row_samples;
+            },
+            [&] {
+                const GaugeResponse r = sim->sample_gauges(plan.step_request());
+                readings.push_back(plan.averaged_readings(r)[0]);
+                averages.add_step(r);
+                ++after_step;
+            });
+        loop.sample_with_step(&plan.step_request(), [&](std::future<GaugeResponse> sample) {
+            const GaugeResponse r = sample.get();
+            readings.push_back(plan.averaged_readings(r)[0]);
+            averages.add_step(r);
+            ++with_step;
+        });
+        loop.sample_gauges_if_due();
+        loop.advance_to(0.3);
+        ASSERT_GE(rows.size(), 30u);
+        EXPECT_EQ(row_samples + with_step + after_step, sim->steps() + 1) << "one per step";
+        EXPECT_GT(with_step, 10 * rows.size()) << "most steps sample with the step";
+        for (std::size_t k = 0; k < rows.size(); ++k)
+            EXPECT_NEAR(rows[k], expected[k], 1e-9 * std::abs(expected[k]) + 1e-9) << "row " << k;
+        std::printf("%s: %zu rows, %zu samples begun with the step, %zu after it\n",
+                    backend == Backend::cpu ? "cpu" : "cuda", rows.size(), with_step, after_step);
+    }
 }
