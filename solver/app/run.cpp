@@ -179,17 +179,18 @@ void Run::open_gauges() {
         // Begun with the step where it can be (Simulation::step_and_sample, whose host time is
         // then the step's), else after it.
         if (!gauge_plan_->step_request().wall_points.empty()) {
-            between = [this] {
+            const auto accumulate = [this](std::future<GaugeResponse> sample) {
                 const auto t0 = Clock::now();
-                output_->accumulate_gauges(sim_->begin_gauges(gauge_plan_->step_request()));
+                output_->accumulate_gauges(std::move(sample));
                 gauge_seconds_ += seconds_since(t0);
             };
-            loop_.sample_with_step(&gauge_plan_->step_request(),
-                                   [this](std::future<GaugeResponse> sample) {
-                                       const auto t0 = Clock::now();
-                                       output_->accumulate_gauges(std::move(sample));
-                                       gauge_seconds_ += seconds_since(t0);
-                                   });
+            between = [this, accumulate] {
+                const auto t0 = Clock::now();
+                std::future<GaugeResponse> sample = sim_->begin_gauges(gauge_plan_->step_request());
+                gauge_seconds_ += seconds_since(t0);
+                accumulate(std::move(sample));
+            };
+            loop_.sample_with_step(&gauge_plan_->step_request(), accumulate);
         }
     }
     const std::uint64_t next_gauge =

@@ -59,7 +59,6 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
     SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_)
         SLUICE_CUDA_CHECK(cudaEventCreate(&e));
-    sample_stream_ = stream_;
     SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&gauge_stream_, cudaStreamNonBlocking));
     SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&state_ready_, cudaEventDisableTiming));
     SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&gauge_reads_, cudaEventDisableTiming));
@@ -284,9 +283,7 @@ void CudaSimulation<D>::allocate_lists(const Case& c, double fluid_speed_max) {
         SLUICE_CUDA_CHECK(cudaMemsetAsync(list_moved_.get(), 0, sizeof(float), stream_));
     }
     // time_step (integrators.h) from the same float constants: dt ≤ cfl · h / c0.
-    const double dt_bound = options_.corrector_list_dt_scale * plan_.cfl *
-                            static_cast<double>(plan_.fluid.h) /
-                            static_cast<double>(plan_.fluid.c0);
+    const double dt_bound = options_.corrector_list_dt_scale * dt_ceiling();
     list_dt_bound_ = std::nextafter(static_cast<float>(dt_bound), HUGE_VALF);
     // The state's largest fluid speed, every GPU's (the halo's particles are the neighbour
     // GPUs' own); after each step, the corrector's.

@@ -97,17 +97,19 @@ public:
     void launch_list_build(const ViewT& view);
     template <class QueryT, class ViewT>
     void launch_count(const ViewT& view, std::uint32_t* d_counts_by_id);
+    // A gauge sample's launches, on its stream (begin_local_gauges).
     template <class QueryT, class ViewT, class KernelT>
     void launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
-                       GaugeSums<D>* sums);
+                       GaugeSums<D>* sums, cudaStream_t stream);
     template <class QueryT, class ViewT, class KernelT>
     void launch_wall_sensors(const ViewT& view, const KernelT& kernel, std::uint32_t count,
-                             WallSensorSums<D>* sums);
+                             WallSensorSums<D>* sums, cudaStream_t stream);
     template <class QueryT, class ViewT, class KernelT>
-    void launch_body_forces(const ViewT& view, const KernelT& kernel, std::uint32_t count);
+    void launch_body_forces(const ViewT& view, const KernelT& kernel, std::uint32_t count,
+                            cudaStream_t stream);
     template <class QueryT, class ViewT>
     void launch_front(const ViewT& view, const GaugeRequest::Front& f, float distance,
-                      std::uint32_t* d_keys);
+                      std::uint32_t* d_keys, cudaStream_t stream);
 
 private:
     using Stage = StepStage;
@@ -362,7 +364,7 @@ private:
     std::vector<GaugeRequest::Body> uploaded_bodies_; ///< what bodies_ holds
     bool view_ready_ = false; ///< view_ matches the state's order (false before the first build)
     /// Kept lists (one process): a gauge sample runs on gauge_stream_, beside the next step's
-    /// passes that only read the state (side_passes), so that a run's per-step sample (the
+    /// passes that only read the state (runs_beside_gauges), so that a run's per-step sample (the
     /// averaged wall sensors) does not hold the step back; gauge_reads_ marks the end of the
     /// last one, and the first pass that writes what it reads waits for it
     /// (fence_gauge_reads). Otherwise stream_ takes the samples.
@@ -372,9 +374,6 @@ private:
     /// Gauge samples (GaugeResultPool::begun()) that stream_ is ordered after: complete once it
     /// is waited for.
     std::uint64_t samples_fenced_ = 0;
-    /// The stream that the gauge launches (launch_gauges, …) go to: gauge_stream_ during a
-    /// sample that runs beside the step, else stream_.
-    cudaStream_t sample_stream_ = nullptr;
     /// stream_ waits for the last gauge sample on gauge_stream_ to finish reading the state.
     void fence_gauge_reads();
 
@@ -441,6 +440,11 @@ private:
     DeviceArray<float> list_moved_;
     bool build_next_ = true;
     std::uint32_t list_age_ = 0;
+    /// s: what no step's dt exceeds, cfl · h / c0 (time_step, integrators.h), in double from
+    /// the same float constants.
+    double dt_ceiling() const {
+        return plan_.cfl * static_cast<double>(plan_.fluid.h) / static_cast<double>(plan_.fluid.c0);
+    }
     std::uint64_t kept_list_steps_ = 0, list_walks_ = 0;
 };
 

@@ -122,7 +122,7 @@ public:
     /// need no CUDA call of their own (one that waits on the device from a second thread slows
     /// the stepping thread's launches). A sample on a stream of its own that the simulation's
     /// has not waited for yet is past `up_to`.
-    void complete_pending(std::uint64_t up_to = std::numeric_limits<std::uint64_t>::max()) {
+    void complete_pending(std::uint64_t up_to) {
         bool any = false;
         {
             std::lock_guard<std::mutex> lock(mutex_);

@@ -105,9 +105,10 @@ struct LaunchGauges {
     CudaSimulation<D>* simulation;
     std::uint32_t count;
     GaugeSums<D>* sums;
+    cudaStream_t stream;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_gauges<QueryT>(view, kernel, count, sums);
+        simulation->template launch_gauges<QueryT>(view, kernel, count, sums, stream);
     }
 };
 
@@ -116,9 +117,10 @@ struct LaunchWallSensors {
     CudaSimulation<D>* simulation;
     std::uint32_t count;
     WallSensorSums<D>* sums;
+    cudaStream_t stream;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_wall_sensors<QueryT>(view, kernel, count, sums);
+        simulation->template launch_wall_sensors<QueryT>(view, kernel, count, sums, stream);
     }
 };
 
@@ -128,9 +130,10 @@ struct LaunchFront {
     const GaugeRequest::Front* front;
     float distance;
     std::uint32_t* d_keys;
+    cudaStream_t stream;
     template <class QueryT, class ViewT>
     void operator()(QueryT, const ViewT& view) const {
-        simulation->template launch_front<QueryT>(view, *front, distance, d_keys);
+        simulation->template launch_front<QueryT>(view, *front, distance, d_keys, stream);
     }
 };
 
@@ -138,20 +141,20 @@ template <int D>
 struct LaunchBodyForces {
     CudaSimulation<D>* simulation;
     std::uint32_t count;
+    cudaStream_t stream;
     template <class QueryT, class ViewT, class KernelT>
     void operator()(QueryT, const ViewT& view, const KernelT& kernel) const {
-        simulation->template launch_body_forces<QueryT>(view, kernel, count);
+        simulation->template launch_body_forces<QueryT>(view, kernel, count, stream);
     }
 };
 
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_body_forces(const ViewT& view, const KernelT& kernel,
-                                           std::uint32_t count) {
+                                           std::uint32_t count, cudaStream_t stream) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
-    SLUICE_CUDA_CHECK(
-        cudaMemsetAsync(body_sums_.get(), 0, 6 * count * sizeof(double), sample_stream_));
-    body_forces_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, sample_stream_>>>(
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(body_sums_.get(), 0, 6 * count * sizeof(double), stream));
+    body_forces_kernel<QueryT><<<blocks_for(n_, block_size), block_size, 0, stream>>>(
         view, particles, kernel, plan_.fluid, n_, id_[current_].get(), d_tags(), bodies_.get(),
         count, walls_view(), body_sums_.get());
     SLUICE_CUDA_CHECK_LAUNCH();
@@ -160,11 +163,11 @@ void CudaSimulation<D>::launch_body_forces(const ViewT& view, const KernelT& ker
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, std::uint32_t count,
-                                      GaugeSums<D>* sums) {
+                                      GaugeSums<D>* sums, cudaStream_t stream) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     // A warp per point.
     point_sums_kernel<GaugeVisitor, QueryT, ViewT, KernelT>
-        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, sample_stream_>>>(
+        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream>>>(
             view, particles, kernel, plan_.fluid, gauge_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -172,10 +175,11 @@ void CudaSimulation<D>::launch_gauges(const ViewT& view, const KernelT& kernel, 
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_wall_sensors(const ViewT& view, const KernelT& kernel,
-                                            std::uint32_t count, WallSensorSums<D>* sums) {
+                                            std::uint32_t count, WallSensorSums<D>* sums,
+                                            cudaStream_t stream) {
     const PackedParticlesView<D> particles{view.positions, motion_[current_].get()};
     point_sums_kernel<WallSensorVisitor, QueryT, ViewT, KernelT>
-        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, sample_stream_>>>(
+        <<<blocks_for(32u * count, interaction_block), interaction_block, 0, stream>>>(
             view, particles, kernel, plan_.fluid, wall_points_.get(), count, sums);
     SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -183,7 +187,7 @@ void CudaSimulation<D>::launch_wall_sensors(const ViewT& view, const KernelT& ke
 template <int D>
 template <class QueryT, class ViewT>
 void CudaSimulation<D>::launch_front(const ViewT& view, const GaugeRequest::Front& f,
-                                     float distance, std::uint32_t* d_keys) {
+                                     float distance, std::uint32_t* d_keys, cudaStream_t stream) {
     // No host decision in between: the farthest fluid particle; then the neighbour test for
     // those within one distance of it, 16 distances, and every particle, each pass only if the
     // narrower ones found none (the front is almost always within the first: droplets ahead
@@ -192,14 +196,12 @@ void CudaSimulation<D>::launch_front(const ViewT& view, const GaugeRequest::Fron
     const int axis = D == 2 ? (f.axis == 2 ? 1 : 0) : f.axis;
     const float sign = static_cast<float>(f.sign);
     const unsigned blocks = blocks_for(n_, block_size);
-    SLUICE_CUDA_CHECK(
-        cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), sample_stream_));
-    front_max_kernel<<<blocks, block_size, 0, sample_stream_>>>(view, particles, n_, axis, sign,
-                                                                d_keys);
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(d_keys, 0, front_keys * sizeof(std::uint32_t), stream));
+    front_max_kernel<<<blocks, block_size, 0, stream>>>(view, particles, n_, axis, sign, d_keys);
     SLUICE_CUDA_CHECK_LAUNCH();
     const float windows[3] = {distance, 16.0f * distance, -1.0f};
     for (int pass = 0; pass < 3; ++pass) {
-        front_test_kernel<QueryT><<<blocks, block_size, 0, sample_stream_>>>(
+        front_test_kernel<QueryT><<<blocks, block_size, 0, stream>>>(
             view, particles, n_, axis, sign, windows[pass], distance * distance, d_keys, d_keys + 1,
             pass, d_keys + 1 + pass);
         SLUICE_CUDA_CHECK_LAUNCH();
@@ -233,15 +235,10 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
     // move (list_moved_, integrate()), which only a build and the Checks pass write, not the
     // step's scalars, which the next step clears first.
     const bool beside = keep_lists_;
-    struct Restore { // the launches go to stream_ again however this returns
-        cudaStream_t& stream;
-        cudaStream_t main;
-        ~Restore() { stream = main; }
-    } restore{sample_stream_, stream_};
+    const cudaStream_t sample = beside ? gauge_stream_ : stream_;
     if (beside) {
         SLUICE_CUDA_CHECK(cudaEventRecord(state_ready_, stream_));
         SLUICE_CUDA_CHECK(cudaStreamWaitEvent(gauge_stream_, state_ready_, 0));
-        sample_stream_ = gauge_stream_;
     }
     const std::uint32_t count = static_cast<std::uint32_t>(request.points.size());
     const std::size_t fronts = request.fronts.size();
@@ -261,7 +258,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         std::vector<Vec<D>> points(count);
         for (std::uint32_t k = 0; k < count; ++k)
             points[k] = from_array3<D>(request.points[k]);
-        upload(gauge_points_.get(), points, sample_stream_);
+        upload(gauge_points_.get(), points, sample);
         uploaded_gauge_points_ = request.points;
     }
     const std::uint32_t walls = static_cast<std::uint32_t>(request.wall_points.size());
@@ -278,7 +275,7 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         std::vector<Vec<D>> points(walls);
         for (std::uint32_t k = 0; k < walls; ++k)
             points[k] = from_array3<D>(request.wall_points[k]);
-        upload(wall_points_.get(), points, sample_stream_);
+        upload(wall_points_.get(), points, sample);
         uploaded_wall_points_ = request.wall_points;
     }
     const std::uint32_t bodies = static_cast<std::uint32_t>(request.bodies.size());
@@ -299,8 +296,8 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
             const GaugeRequest::Body& r = request.bodies[k];
             b[k] = {r.first_id, r.id_count, r.object, from_array3<D>(r.moment_point)};
         }
-        upload(bodies_.get(), b, sample_stream_);
-        SLUICE_CUDA_CHECK(cudaStreamSynchronize(sample_stream_)); // b is pageable and goes now
+        upload(bodies_.get(), b, sample);
+        SLUICE_CUDA_CHECK(cudaStreamSynchronize(sample)); // b is pageable and goes now
         uploaded_bodies_ = request.bodies;
     }
     auto& slot = gauge_results_->acquire(count, walls, fronts, bodies);
@@ -308,33 +305,35 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
     slot.points = count;
     slot.wall_points = walls;
     slot.fronts = request.fronts;
-    SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, sample_stream_));
+    SLUICE_CUDA_CHECK(cudaEventRecord(slot.begun, sample));
     if (count > 0) // straight into the slot's mapped host memory
         dispatch_neighbour_query<D>(
             plan_.query, view_,
-            with_kernel(LaunchGauges<D>{this, count, slot.sums.device_pointer()}, plan_.kernel));
+            with_kernel(LaunchGauges<D>{this, count, slot.sums.device_pointer(), sample},
+                        plan_.kernel));
     if (walls > 0)
         dispatch_neighbour_query<D>(
             plan_.query, view_,
-            with_kernel(LaunchWallSensors<D>{this, walls, slot.wall.device_pointer()},
+            with_kernel(LaunchWallSensors<D>{this, walls, slot.wall.device_pointer(), sample},
                         plan_.kernel));
     for (std::size_t f = 0; f < fronts; ++f)
         dispatch_neighbour_query<D>(plan_.query, view_,
                                     LaunchFront<D>{this, &request.fronts[f],
                                                    request.front_neighbour_distance,
-                                                   front_keys_.get() + front_keys * f});
+                                                   front_keys_.get() + front_keys * f, sample});
     if (fronts > 0)
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.keys.get(), front_keys_.get(),
                                           front_keys * fronts * sizeof(std::uint32_t),
-                                          cudaMemcpyDeviceToHost, sample_stream_));
+                                          cudaMemcpyDeviceToHost, sample));
     if (bodies > 0) {
-        dispatch_neighbour_query<D>(plan_.query, view_,
-                                    with_kernel(LaunchBodyForces<D>{this, bodies}, plan_.kernel));
+        dispatch_neighbour_query<D>(
+            plan_.query, view_,
+            with_kernel(LaunchBodyForces<D>{this, bodies, sample}, plan_.kernel));
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.forces.get(), body_sums_.get(),
                                           6 * bodies * sizeof(double), cudaMemcpyDeviceToHost,
-                                          sample_stream_));
+                                          sample));
     }
-    SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, sample_stream_));
+    SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, sample));
     if (beside) {
         SLUICE_CUDA_CHECK(cudaEventRecord(gauge_reads_, gauge_stream_));
         gauge_reads_pending_ = true;
@@ -352,9 +351,7 @@ std::future<GaugeResponse> CudaSimulation<D>::step_and_sample(const GaugeRequest
     // next one (begin_local_gauges), queued before the step is waited for. Only where the step
     // must end before `before`: dt ≤ cfl · h / c0 (time_step), rounded up here by far more
     // than the two ways of computing it differ.
-    const double dt_bound = 1.001 * plan_.cfl * static_cast<double>(plan_.fluid.h) /
-                            static_cast<double>(plan_.fluid.c0);
-    if (!keep_lists_ || !view_ready_ || !(time_ + dt_bound < before))
+    if (!keep_lists_ || !view_ready_ || !(time_ + 1.001 * dt_ceiling() < before))
         return Simulation::step_and_sample(request, before);
     enqueue_step(true);
     std::future<GaugeResponse> sample;
