@@ -48,8 +48,7 @@ void CudaSimulation<D>::rebuild() {
         return;
     }
     list_age_ = 0;
-    view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
-                                plan_.layout, stream_);
+    build_view();
     mark(construction);
     if (plan_.layout == Layout::reorder) {
         const int next = 1 - current_;
@@ -71,6 +70,13 @@ void CudaSimulation<D>::rebuild() {
         dispatch_neighbour_query<D>(plan_.query, view_, LaunchListBuild<D>{this});
         mark(construction);
     }
+}
+
+template <int D>
+void CudaSimulation<D>::build_view() {
+    fence_gauge_reads(); // the structure (and, reordered, the state) a sample may still read
+    view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
+                                plan_.layout, stream_);
 }
 
 template <int D>
@@ -167,12 +173,14 @@ void CudaSimulation<D>::cover(std::array<double, D> lo, std::array<double, D> hi
 }
 
 template void CudaSimulation<2>::rebuild();
+template void CudaSimulation<2>::build_view();
 template NeighbourLists CudaSimulation<2>::neighbour_lists() const;
 template BuildOrder<2> CudaSimulation<2>::build_order(bool) const;
 template void CudaSimulation<2>::reuse_view(const float*);
 template void CudaSimulation<2>::move_excluded_last();
 template void CudaSimulation<2>::cover(std::array<double, 2>, std::array<double, 2>);
 template void CudaSimulation<3>::rebuild();
+template void CudaSimulation<3>::build_view();
 template NeighbourLists CudaSimulation<3>::neighbour_lists() const;
 template BuildOrder<3> CudaSimulation<3>::build_order(bool) const;
 template void CudaSimulation<3>::reuse_view(const float*);

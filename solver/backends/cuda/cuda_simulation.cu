@@ -369,16 +369,17 @@ void CudaSimulation<D>::mark(Stage finished) {
     ++event_count_;
 }
 
-/// Whether a pass only reads what a gauge sample reads (the state's positions and motions, the
+/// Whether a pass writes nothing a gauge sample reads (the state's positions and motions, the
 /// structure, the kept lists' move), so that it may run beside the last sample
 /// (begin_local_gauges): an interaction pass (it writes the derivatives and the step's
-/// scalars), the time step, the corrector's reuse of the structure (host only), and a
-/// construction that keeps the lists (no build). Any other pass waits for the sample first.
-static bool runs_beside_gauges(const StepPass& p, bool builds) {
+/// scalars), the time step, the corrector's reuse of the structure (host only), and the
+/// construction (kept lists: host only; a build waits for the sample itself, build_view()).
+/// Any other pass waits for the sample first.
+static bool runs_beside_gauges(const StepPass& p) {
     return std::holds_alternative<pass::Interaction>(p) ||
            std::holds_alternative<pass::TimeStep>(p) ||
            std::holds_alternative<pass::ReuseStructure>(p) ||
-           (std::holds_alternative<pass::Construction>(p) && !builds);
+           std::holds_alternative<pass::Construction>(p);
 }
 
 template <int D>
@@ -442,7 +443,7 @@ void CudaSimulation<D>::enqueue_step(bool defer) {
     // A gauge sample beside the step reads none of the scalars (begin_local_gauges).
     SLUICE_CUDA_CHECK(cudaMemsetAsync(scalars_.get(), 0, sizeof(StepScalars), stream_));
     for (const StepPass& p : plan_.passes) {
-        if (!runs_beside_gauges(p, !keep_lists_ || build_next_))
+        if (!runs_beside_gauges(p))
             fence_gauge_reads();
         std::visit(PassRunner{*this}, p);
     }

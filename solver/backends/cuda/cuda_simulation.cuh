@@ -118,6 +118,9 @@ private:
     /// kept lists, a step that may run on the last build's (plan_next_build) builds nothing:
     /// the structure is walked over the state's positions, its skin their largest move since.
     void rebuild();
+    /// view_: a fresh build over the state's positions (build_grid_), once stream_ has waited
+    /// for a gauge sample that may still read the structure it replaces (fence_gauge_reads).
+    void build_view();
     /// Kept lists, after a step (its scalars s): whether the next one builds, the lists' skin
     /// being too little for it (2 × the largest move in space since the build, plus the next
     /// step's bound dt_max · (largest speed + largest acceleration · dt_max), with half again as

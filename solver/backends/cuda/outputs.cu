@@ -224,7 +224,6 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         // motion and id into the new order; the positions follow here (in a step the
         // integration writes them in that order from the sorted copy). An index layout keeps
         // the state's order: nothing moves.
-        fence_gauge_reads();
         rebuild();
         if (plan_.layout == Layout::reorder)
             SLUICE_CUDA_CHECK(cudaMemcpyAsync(positions(), view_positions(), n_ * sizeof(Vec<D>),
@@ -475,15 +474,13 @@ void CudaSimulation<D>::launch_count(const ViewT& view, std::uint32_t* d_counts_
 
 template <int D>
 std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
-    fence_gauge_reads(); // the build below overwrites the structure a sample may read
     DeviceMemoryAccount scratch;
     DeviceArray<std::uint32_t> counts;
     counts.allocate(n_, scratch);
     SLUICE_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, n_ * sizeof(std::uint32_t), stream_));
     // A fresh build of the current positions; the state arrays are not reordered (the next
     // step builds again from them).
-    view_ = builder_.build_view(positions(), n_, build_grid_, plan_.radius, OutsidePolicy::exclude,
-                                plan_.layout, stream_);
+    build_view();
     view_ready_ = false; // this view is not the state's order: a gauge sample rebuilds
     dispatch_neighbour_query<D>(plan_.query, view_, LaunchCount<D>{this, counts.get()});
     return download(counts.get(), n_, stream_);

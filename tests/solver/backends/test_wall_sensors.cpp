@@ -138,6 +138,10 @@ TEST(WallSensors, SamplesBegunWithTheStepsMakeTheSameRows) {
         std::vector<double> readings; // the averaged sensor's, every step since the last row
         std::vector<double> rows, expected;
         std::size_t with_step = 0, after_step = 0, row_samples = 0;
+        const auto take_step_sample = [&](const GaugeResponse& r) {
+            readings.push_back(plan.averaged_readings(r)[0]);
+            averages.add_step(r);
+        };
         StepLoop loop(*sim);
         loop.gauges(
             Cadence::multiples(c.gauges.interval, 0),
@@ -153,15 +157,11 @@ TEST(WallSensors, SamplesBegunWithTheStepsMakeTheSameRows) {
                 ++row_samples;
             },
             [&] {
-                const GaugeResponse r = sim->sample_gauges(plan.step_request());
-                readings.push_back(plan.averaged_readings(r)[0]);
-                averages.add_step(r);
+                take_step_sample(sim->sample_gauges(plan.step_request()));
                 ++after_step;
             });
         loop.sample_with_step(&plan.step_request(), [&](std::future<GaugeResponse> sample) {
-            const GaugeResponse r = sample.get();
-            readings.push_back(plan.averaged_readings(r)[0]);
-            averages.add_step(r);
+            take_step_sample(sample.get());
             ++with_step;
         });
         loop.sample_gauges_if_due();

@@ -32,8 +32,6 @@ bool any_nonzero(const GaugeResponse& r) {
     return false;
 }
 
-} // namespace
-
 /// The same bits in both (a deterministic build: the atomic counting sort orders a bin's
 /// particles differently in each run, and the sums' order with them).
 void expect_same(const GaugeResponse& got, const GaugeResponse& expected, int k) {
@@ -58,6 +56,8 @@ Case deterministic_dambreak3d() {
     c.neighbours = parse_neighbour_module("radix-sort/strips/0.3333333");
     return c;
 }
+
+} // namespace
 
 /// The sample begun after a step and read after the next one holds the state of the step it
 /// was begun after: the same bits as a second simulation of the same case sampled
