@@ -6,7 +6,6 @@
 #include "app/step_loop.h"
 #include "io/gauge_rows.h"
 
-#include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/constants.h"
 #include "case/gauge_plan.h"
@@ -344,9 +343,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (options.warmup_steps < 0)
         throw std::invalid_argument("warm-up steps must not be negative");
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
-    Case c = read_case(options.case_path);
-    if (options.dp)
-        apply_dp_override(c, *options.dp);
+    CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
+    overrides.dp = options.dp;
+    Case c = read_case(options.case_path, overrides);
     if (options.boundary)
         c.physics.boundary = *options.boundary;
     if (options.shifting)

@@ -4,7 +4,6 @@
 #include "app/bench.h"
 
 #include "app/step_loop.h"
-#include "case/case_override.h"
 #include "case/case_reader.h"
 #include "io/checkpoint.h"
 #include "parallel/communicator.h"
@@ -209,9 +208,9 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
             "or gauges: leave out --end-time, --from-state, --output-interval and --gauges (or "
             "run it in one process)");
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
-    Case c = read_case(options.case_path);
-    if (options.dp)
-        apply_dp_override(c, *options.dp);
+    CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
+    overrides.dp = options.dp;
+    Case c = read_case(options.case_path, overrides);
     if (options.boundary)
         c.physics.boundary = *options.boundary;
     if (options.shifting)

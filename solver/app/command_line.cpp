@@ -1,7 +1,6 @@
 #include "app/command_line.h"
 
 #include "app/bench.h"
-#include "case/case_override.h"
 #include "case/case_reader.h"
 
 #include <CLI/CLI.hpp>
@@ -506,11 +505,18 @@ Options parse_options(int argc, char** argv) {
 }
 
 Case load_case(const Options& o) {
-    Case c = read_case(o.case_path);
+    // --dp and --end-time go through the reader, so that every rule of a case holds at the
+    // spacing and up to the time that run (walls thick enough, the domain around what moving
+    // objects sweep), each error at the line of the element at fault.
+    if (o.dp && !(*o.dp > 0.0 && std::isfinite(*o.dp)))
+        throw UsageError("--dp expects a positive particle spacing in m, got " +
+                         std::to_string(*o.dp));
+    CaseOverrides overrides;
+    overrides.dp = o.dp;
+    overrides.end_time = o.end_time;
+    Case c = read_case(o.case_path, overrides);
     if (o.out)
         c.run.output_dir = *o.out;
-    if (o.end_time)
-        c.run.end_time = *o.end_time;
     if (o.neighbours) {
         c.neighbours = *o.neighbours;
         c.neighbours_auto = false; // a module named on the command line wins over the case's auto
@@ -540,13 +546,6 @@ Case load_case(const Options& o) {
         c.physics.boundary = *o.boundary;
     if (o.shifting)
         c.physics.shifting = *o.shifting;
-    if (o.dp) {
-        try {
-            apply_dp_override(c, *o.dp);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());
-        }
-    }
     return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include "backends/backend_options.h"
 #include "case/constants.h"
+#include "case/domain_grid.h"
 
 #include <cmath>
 #include <cstdio>
@@ -19,15 +20,18 @@ namespace {
 constexpr double generation_bytes = 2.0 * (24 + 24 + 1 + 4);
 constexpr double snapshot_bytes = 3.0 * (4 + 1 + 12 + 12 + 4 + 4);
 
-/// Bins of the grid over the domain (make_grid's rule, in doubles so a huge case cannot
-/// overflow the count).
-double grid_bins(const Case& c) {
-    const double bin = c.neighbours.bin_width * 2.0 * smoothing_length(c);
-    double bins = 1.0;
-    for (int k = 0; k < 3; ++k)
-        if (c.dimension == 3 || k != 1)
-            bins *= std::floor((c.domain.max[k] - c.domain.min[k]) / bin) + 1.0;
-    return bins;
+/// Bins of the grid over the domain at the case's module: domain_grid itself, so that the
+/// pre-flight refuses what the grid would (its limit, a box not finite in float); ∞ and the
+/// grid's reason when it refuses.
+double grid_bins(const Case& c, std::string& problem) {
+    const double radius = 2.0 * smoothing_length(c);
+    try {
+        return c.dimension == 2 ? domain_grid<2>(c, radius).bin_count()
+                                : domain_grid<3>(c, radius).bin_count();
+    } catch (const std::invalid_argument& why) {
+        problem = why.what();
+        return std::numeric_limits<double>::infinity();
+    }
 }
 
 } // namespace
@@ -66,7 +70,9 @@ double host_memory_available() {
 PreflightReport preflight(const Case& c, Backend backend) {
     PreflightReport r;
     r.particles = estimate_particle_count(c);
-    r.bins = grid_bins(c);
+    r.bins = grid_bins(c, r.grid_problem);
+    if (!r.grid_problem.empty())
+        return r; // require_fits refuses it; no estimate holds for a grid that cannot exist
     const double n = r.particles.total();
     double backend_host = 0.0;
     if (backend == Backend::cpu) {
@@ -93,10 +99,9 @@ void require_fits(const PreflightReport& r, Backend backend) {
         throw ResourceError("the case has " + about.str() +
                             ", more than the 4294967295 that 32-bit particle ids allow; "
                             "use a larger dp");
-    if (r.bins > static_cast<double>(std::numeric_limits<std::uint32_t>::max() - 2))
-        throw ResourceError("the neighbour grid over the domain needs " + format_count(r.bins) +
-                            " bins, more than 32-bit bin indices allow; use a smaller "
-                            "<domain>, a larger dp or a larger binWidth");
+    if (!r.grid_problem.empty())
+        throw ResourceError("the neighbour grid over the domain: " + r.grid_problem +
+                            "; use a smaller <domain>, a larger dp or a larger binWidth");
     if (r.host_available > 0.0 && r.host_needed > r.host_available)
         throw ResourceError("the case does not fit in this machine's memory: " + about.str() +
                             " need about " + format_bytes(r.host_needed) + " of host memory, " +

@@ -23,6 +23,7 @@ struct ResourceError : std::runtime_error {
 struct PreflightReport {
     ParticleCountEstimate particles;
     double bins = 0.0;             ///< bins of the neighbour grid over the domain
+    std::string grid_problem;      ///< why make_grid refuses the domain (then bins is ∞), or ""
     double host_needed = 0.0;      ///< bytes: particle generation, backend state, output buffers
     double host_available = 0.0;   ///< bytes (MemAvailable), 0 when unknown
     double device_needed = 0.0;    ///< bytes on the GPU (cuda backend), else 0

@@ -3,10 +3,13 @@
 #include "case/gauge_plan.h"
 #include "case/geometry_checks.h"
 #include "case/motion_reader.h"
+#include "case/resolution_checks.h"
 #include "case/surface_mesh.h"
 #include "case/xml_reading.h"
 
 #include <tinyxml2.h>
+
+#include <Eigen/Geometry>
 
 #include <algorithm>
 #include <cctype>
@@ -216,9 +219,9 @@ Names with_object_attributes(Names names) {
     return names;
 }
 
-void read_geometry(const Reader& r, const Element& g, Case& c) {
+void read_geometry(const Reader& r, const Element& g, Case& c, const CaseOverrides& overrides) {
     g.require("dp", "the particle spacing in m");
-    c.dp = *g.number("dp", greater_than(0));
+    c.dp = overrides.dp.value_or(*g.number("dp", greater_than(0)));
 
     for (const XMLElement* x : g.all("fluid")) {
         const Element e(r, *x, {"min", "max", "stl", "scale", "rotate", "translate", "velocity"},
@@ -264,15 +267,26 @@ void read_geometry(const Reader& r, const Element& g, Case& c) {
 }
 
 /// The domain: <geometry>'s <domain>, checked, or the default (geometry_checks.h); after
-/// <run>, since a moving object's sweep over the run belongs in it.
+/// <run>, since a moving object's sweep over the run belongs in it. Either way the neighbour
+/// grid must hold it (resolution_checks.h).
 void read_domain(const Reader& r, const Element& g, Case& c) {
     if (const XMLElement* x = g.single("domain")) {
         const Element e(r, *x, {"min", "max"});
         c.domain = read_box(r, e, 0.0);
         check_domain(c, e.where());
+        check_domain_grid(c, e.where(), "<domain>");
     } else {
         c.domain = default_domain(c);
+        check_default_domain_grid(c, g.where());
     }
+}
+
+/// "dp = X m", and where it came from when the command line replaced the file's.
+std::string dp_text(const Element& geometry, const Case& c, const CaseOverrides& overrides) {
+    if (!overrides.dp)
+        return "dp = " + format_number(c.dp) + " m";
+    return "dp = " + format_number(c.dp) + " m from --dp (the case file gives " +
+           format_number(*geometry.number("dp", greater_than(0))) + " m)";
 }
 
 void read_physics(const Element& e, int dimension, Physics& p) {
@@ -313,7 +327,10 @@ void read_physics(const Element& e, int dimension, Physics& p) {
     for (const char* attribute : {"shiftingCoef", "shiftingSurface"})
         if (e.has(attribute) && p.shifting == ShiftingKind::none)
             e.fail_attribute(attribute, "applies to shifting=\"fickian\" only");
-    p.shifting_coef = e.number("shiftingCoef", greater_than(0)).value_or(p.shifting_coef);
+    // Skillen et al.'s D = A·h·|v|·dt is an explicit diffusion step, stable while
+    // D·dt/h² = A·|v|·dt/h ≤ ½; with dt ≤ cfl·h/c0 (cfl ≤ 1) and |v| ≤ 0.1·c0, the weakly
+    // compressible model's own limit, A up to 5 is stable at any CFL and 10 at CFL ≤ 0.5.
+    p.shifting_coef = e.number("shiftingCoef", above_up_to(0, 10)).value_or(p.shifting_coef);
     p.shifting_surface =
         e.number("shiftingSurface", between_open(0, dimension)).value_or(p.shifting_surface);
     p.verlet_reset_steps = e.integer("verletReset", at_least(1)).value_or(p.verlet_reset_steps);
@@ -374,6 +391,35 @@ void read_output(const Element& e, OutputSettings& o) {
     o.boundary_only_first =
         e.choice("boundary", "boundary output", boundary).value_or(o.boundary_only_first);
     o.writers = static_cast<unsigned>(e.integer("writers", {1, true, 64, true}).value_or(0));
+}
+
+/// Where the face of a sensor of `radius` around `point` leaves the wall that `point` lies on
+/// (the surface normal changes or ends), sampled on its rim; nothing when it stays on it.
+std::optional<std::string> sensor_face_off_wall(const Case& c, const Eigen::Vector3d& point,
+                                                double radius) {
+    const std::optional<Eigen::Vector3d> n = sensor_wall_normal(c, point);
+    if (radius <= 0.0 || !n)
+        return std::nullopt;
+    const Eigen::Vector3d t1 =
+        c.dimension == 2 ? Eigen::Vector3d(-n->z(), 0.0, n->x()) : n->unitOrthogonal();
+    const Eigen::Vector3d t2 = n->cross(t1);
+    const int rim = c.dimension == 2 ? 2 : 16;
+    for (int k = 0; k < rim; ++k) {
+        const double angle = 2.0 * 3.14159265358979323846 * k / rim;
+        const Eigen::Vector3d q =
+            point +
+            radius * (std::cos(angle) * t1 + (c.dimension == 2 ? 0.0 : std::sin(angle)) * t2);
+        const std::optional<Eigen::Vector3d> m = sensor_wall_normal(c, q);
+        if (!q.allFinite() || !m || m->dot(*n) < 0.999) {
+            std::ostringstream at;
+            at << "(" << q.x() << " ";
+            if (c.dimension == 3)
+                at << q.y() << " ";
+            at << q.z() << ")";
+            return at.str();
+        }
+    }
+    return std::nullopt;
 }
 
 /// <gauges interval="T"> with <height name x [y]/>, <probe name point [fields]/>,
@@ -447,6 +493,11 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
                                                format_number(c.dp) +
                                                " m) of the surface of the tank or an obstacle");
             gauge.radius = e->number("radius", at_least(0)).value_or(0.0);
+            if (const auto off = sensor_face_off_wall(c, gauge.point, gauge.radius))
+                e->fail_attribute("radius", "the sensor's face of radius " +
+                                                format_number(gauge.radius) +
+                                                " m reaches off its wall (at " + *off +
+                                                "); a transducer's face lies on one wall");
             static const Choices<bool> yes_no = {{"true", true}, {"false", false}};
             gauge.average = e->choice("average", "sensor averaging", yes_no).value_or(false);
         } else { // front (the children were checked against the list)
@@ -486,7 +537,8 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
         g.fail("<gauges> needs at least one <height>, <probe>, <front> or <sensor>");
 }
 
-Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
+Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
+                   const CaseOverrides& overrides) {
     Reader r;
     r.file = file;
     const XMLElement* root = doc.RootElement();
@@ -519,18 +571,22 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
         s.fail_attribute("dimension", "must be 2 or 3");
     r.dimension = c.dimension;
 
-    if (const XMLElement* x = s.single("constants"))
+    SourceLocation constants_where = c.where;
+    if (const XMLElement* x = s.single("constants")) {
+        constants_where.line = x->GetLineNum();
         read_constants(
             Element(r, *x,
                     {"gravity", "rho0", "gamma", "coefSound", "speedOfSound", "coefh", "cfl"}),
             c.constants);
+    }
 
     const XMLElement* geometry = s.single("geometry");
     if (!geometry)
         s.fail("<sluice> needs a <geometry> element (dp and the fluid boxes)");
     const Element geometry_element(r, *geometry, {"dp"},
                                    {"domain", "fluid", "tank", "obstacle", "damping"});
-    read_geometry(r, geometry_element, c);
+    read_geometry(r, geometry_element, c, overrides);
+    check_derived_constants(c, constants_where);
 
     if (const XMLElement* x = s.single("physics"))
         read_physics(Element(r, *x,
@@ -549,8 +605,13 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
                          {"endTime", "outputInterval", "output", "checkpointInterval",
                           "balanceInterval"}),
                  c.run, c.name);
+    if (overrides.end_time)
+        c.run.end_time = *overrides.end_time;
     read_domain(r, geometry_element, c);
     check_objects(r, c);
+    const std::string spacing = dp_text(geometry_element, c, overrides);
+    check_wall_thickness(c, spacing);
+    check_wave_maker_depths(c, spacing);
     if (const XMLElement* x = s.single("output"))
         read_output(Element(r, *x, {"compressor", "level", "fields", "boundary", "writers"}),
                     c.output);
@@ -562,15 +623,16 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc) {
 
 } // namespace
 
-Case parse_case(const std::string& xml_text, const std::string& file_name_for_messages) {
+Case parse_case(const std::string& xml_text, const std::string& file_name_for_messages,
+                const CaseOverrides& overrides) {
     tinyxml2::XMLDocument doc;
     doc.Parse(xml_text.c_str(), xml_text.size());
     if (doc.Error())
         fail_malformed(file_name_for_messages, xml_text, doc);
-    return read_document(file_name_for_messages, doc);
+    return read_document(file_name_for_messages, doc, overrides);
 }
 
-Case read_case(const std::string& path) {
+Case read_case(const std::string& path, const CaseOverrides& overrides) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw CaseError(path, 0, std::string("cannot open the case file: ") + std::strerror(errno));
@@ -578,7 +640,7 @@ Case read_case(const std::string& path) {
     text << in.rdbuf();
     if (in.bad())
         throw CaseError(path, 0, "cannot read the case file");
-    return parse_case(text.str(), path);
+    return parse_case(text.str(), path, overrides);
 }
 
 } // namespace sluice

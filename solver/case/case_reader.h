@@ -6,6 +6,7 @@
 
 #include "case/case_model.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -28,12 +29,22 @@ private:
     std::string message_;
 };
 
+/// What the command line replaces in a case before it is checked (`--dp`, `--end-time`), so
+/// that every rule of the reader holds for the case that runs: the geometry at the new spacing
+/// (walls thick enough, a wave maker's depth on the lattice), the default domain around what
+/// moving objects sweep up to the new end time. Messages say where dp came from.
+struct CaseOverrides {
+    std::optional<double> dp;       ///< m, > 0 and finite (the caller checks the number itself)
+    std::optional<double> end_time; ///< s, > 0 and finite
+};
+
 /// Reads and checks the case file at `path`; messages name `path` as given.
 /// \throws CaseError on any error, including a file that cannot be read.
-Case read_case(const std::string& path);
+Case read_case(const std::string& path, const CaseOverrides& overrides = {});
 
 /// Parses and checks a case from its text; messages name `file_name_for_messages`.
 /// \throws CaseError on any error.
-Case parse_case(const std::string& xml_text, const std::string& file_name_for_messages);
+Case parse_case(const std::string& xml_text, const std::string& file_name_for_messages,
+                const CaseOverrides& overrides = {});
 
 } // namespace sluice

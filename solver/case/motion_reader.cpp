@@ -2,6 +2,7 @@
 
 #include "case/geometry_checks.h"
 #include "case/motion_table.h"
+#include "case/resolution_checks.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -359,6 +360,19 @@ void check_objects(const Reader& r, const Case& c) {
                                      "\">: duplicate object name (also at line " +
                                      std::to_string(it->second) + ")");
     }
+    // A moment is taken about a point of the case: (x − p) × F of a point outside the domain is
+    // no moment a user means, and an absurd one overflows.
+    for (const BoundaryObjectRef& o : boundary_objects(c)) {
+        const auto& p = o.properties->moment_point;
+        if (!p)
+            continue;
+        for (int a : r.axes())
+            if ((*p)[a] < c.domain.min[a] || (*p)[a] > c.domain.max[a])
+                r.fail(o.where.line, "<" + std::string(o.element) +
+                                         " momentPoint>: the moment's point lies outside the "
+                                         "domain " +
+                                         describe_box(c, c.domain));
+    }
     for (const DampingZone& z : c.damping)
         for (const Vector3d& p : {z.start, z.end})
             for (int a : r.axes())
@@ -372,6 +386,21 @@ void check_objects(const Reader& r, const Case& c) {
         tables = make_motion_tables(c, c.run.end_time);
     } catch (const std::invalid_argument& why) {
         r.fail(c.where.line, why.what());
+    }
+    // Walls faster than sound: a weakly compressible fluid follows walls well below c0 (its
+    // Mach number ≤ 0.1); one at or above c0, or at a speed that is no number, is a mistake.
+    const double c0 = estimated_speed_of_sound(c);
+    if (!(tables.speed_bound < c0)) {
+        int line = c.where.line, k = 0;
+        for (const BoundaryObjectRef& o : boundary_objects(c))
+            if (o.properties->motion)
+                for (const MotionSegment& s : o.properties->motion->segments)
+                    if (k++ == static_cast<int>(tables.fastest_segment))
+                        line = s.line;
+        r.fail(line, "this motion moves its walls at up to " + format_number(tables.speed_bound) +
+                         " m/s, not below the speed of sound c0 = " + format_number(c0) +
+                         " m/s of the case: a weakly compressible fluid follows walls well "
+                         "below c0 (Mach 0.1); check the motion's magnitudes and units");
     }
     if (const auto exit = first_domain_exit(c, tables, c.run.end_time)) {
         const BoundaryObjectRef o = boundary_objects(c)[exit->object];

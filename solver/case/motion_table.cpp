@@ -221,7 +221,11 @@ MotionTables make_motion_tables(const Case& c, double end_time) {
                 }
                 pose = s.end_pose;
                 t.segments.push_back(s);
-                t.speed_bound = std::max(t.speed_bound, segment_speed_bound(t, s, end_time));
+                const double bound = segment_speed_bound(t, s, end_time);
+                if (!(bound <= t.speed_bound)) { // NaN too: it is the one to report
+                    t.speed_bound = bound;
+                    t.fastest_segment = static_cast<std::uint32_t>(t.segments.size() - 1);
+                }
             }
         t.object_first.push_back(static_cast<std::uint32_t>(t.segments.size()));
     }

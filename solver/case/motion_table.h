@@ -31,6 +31,8 @@ struct MotionTables {
     /// analytic bounds: polynomial profiles at their ends, |ω| or |v| times a sum's amplitudes
     /// and the ramp's slope, a table's steepest interval).
     double speed_bound = 0.0;
+    /// The index in `segments` of the segment whose bound speed_bound is (for messages).
+    std::uint32_t fastest_segment = 0;
 
     std::uint32_t objects() const { return static_cast<std::uint32_t>(moves.size()); }
     bool any() const;

@@ -86,6 +86,25 @@ double madsen1971_second_order_amplitude(double height, double kd, double depth)
            (3.0 * std::cosh(kd) / (sinh_kd * sinh_kd * sinh_kd) - 2.0 / piston_ratio(kd));
 }
 
+/// Refuses a wave higher than the breaking limit of Miche (1944), H ≤ 0.142·L·tanh(kd) (Miche,
+/// "Mouvements ondulatoires de la mer en profondeur constante ou décroissante", Annales des
+/// Ponts et Chaussées 114; 0.142 ≈ 1/7 in deep water, 0.88·d in shallow): no paddle makes such a
+/// wave, and the linear theory's stroke for it is meaningless (a height of 10⁶ m on 0.3 m of
+/// water asked for a stroke of 10⁶ m).
+void require_below_breaking(const char* what, double height, double omega, double depth,
+                            double gravity) {
+    const double k = wave_number(omega, depth, gravity);
+    const double limit = 0.142 * (2.0 * pi / k) * std::tanh(k * depth);
+    if (height <= limit)
+        return;
+    std::ostringstream msg;
+    msg.precision(6);
+    msg << "wave maker: " << what << " = " << height << " m is above the breaking limit " << limit
+        << " m of waves of period " << 2.0 * pi / omega << " s in " << depth
+        << " m of water (Miche 1944: H <= 0.142 L tanh(kd))";
+    throw std::invalid_argument(msg.str());
+}
+
 void validate_common(const WaveMakerSpec& spec) {
     require_positive("depth", spec.depth, "m");
     require_positive("gravity", spec.gravity, "m/s^2");
@@ -101,6 +120,7 @@ std::vector<PaddleComponent> regular_motion(const WaveMakerSpec& spec) {
             "wave maker: second order (Madsen 1971) is for a piston; this one is a flap");
 
     const double omega = 2.0 * pi / spec.period;
+    require_below_breaking("height", spec.height, omega, spec.depth, spec.gravity);
     const double kd = wave_number(omega, spec.depth, spec.gravity) * spec.depth;
     std::vector<PaddleComponent> motion;
     motion.push_back(
@@ -131,6 +151,8 @@ std::vector<PaddleComponent> jonswap_motion(const WaveMakerSpec& spec) {
         throw std::invalid_argument(
             "wave maker: second order (Madsen 1971) is for regular waves, not JONSWAP");
 
+    require_below_breaking("significant height", spec.significant_height,
+                           2.0 * pi / spec.peak_period, spec.depth, spec.gravity);
     const double fp = 1.0 / spec.peak_period;
     const double f_min = spec.min_frequency_ratio * fp;
     const double df = (spec.max_frequency_ratio * fp - f_min) / spec.components;
@@ -231,7 +253,14 @@ double jonswap_density(double f, double significant_height, double peak_period, 
 
 std::vector<PaddleComponent> paddle_motion(const WaveMakerSpec& spec) {
     validate_common(spec);
-    return spec.waves == WaveSpectrum::regular ? regular_motion(spec) : jonswap_motion(spec);
+    std::vector<PaddleComponent> motion =
+        spec.waves == WaveSpectrum::regular ? regular_motion(spec) : jonswap_motion(spec);
+    // Finite inputs within range can still overflow on the way (a stroke, a frequency).
+    for (const PaddleComponent& m : motion)
+        if (!std::isfinite(m.amplitude) || !std::isfinite(m.omega) || !std::isfinite(m.phase))
+            throw std::invalid_argument("wave maker: the theory gives a paddle motion that is not "
+                                        "a finite number for these values");
+    return motion;
 }
 
 double generated_wave_height(WaveMakerKind kind, double amplitude, double omega, double depth,

@@ -1,0 +1,66 @@
+#pragma once
+/// \file resolution_checks.h
+/// What a particle spacing can resolve and what the neighbour grid can hold: the rules that make
+/// a case sound at its dp (its own or `--dp`'s), checked by the reader once the geometry, the
+/// constants and the domain are known, each error a CaseError at the line of the element at
+/// fault. Without them a coarser dp or an absurd magnitude passed the reader and failed later
+/// (an internal error at the grid) or silently (water through a one-particle paddle).
+
+#include "case/case_model.h"
+
+#include <string>
+
+namespace sluice {
+
+/// The wall layers the kernel needs so that fluid next to a wall sees wall particles over its
+/// whole support: ⌈2h/dp − 1⌉ (cases/README.md, "Smoothing length": layer k lies (k + ½)·dp
+/// behind the surface and a fluid particle ½dp in front of it reaches 2h). 2 in 2D and 3 in 3D
+/// with coefh = 1; 4 in 2D with coefh = 1.5.
+int required_wall_layers(const Case& c);
+
+/// The tank's `layers`, and every obstacle's particle layers across it (a filled box's lattice
+/// count on each axis, a cylinder's or sphere's diameter, a surface's bounding box, a shell's
+/// `layers`), are at least required_wall_layers(c): a thinner wall lets the kernel see through it
+/// and the water through it. `dp_text` says where dp came from, for the message.
+/// \throws CaseError at the element's line.
+void check_wall_thickness(const Case& c, const std::string& dp_text);
+
+/// A wave maker's `depth` agrees within dp/4 with the depth of the water in front of its paddle
+/// as the lattice holds it (rows·dp of the box fluid regions beside the paddle at t = 0): the
+/// paddle's stroke is tuned for `depth`. Fluid given as a surface or a primitive is not checked.
+/// \throws CaseError at the <wavemaker> line.
+void check_wave_maker_depths(const Case& c, const std::string& dp_text);
+
+/// Every box fluid region's extent is a whole number of spacings within dp/4 on every axis
+/// (cases/README.md, "Lattice"): the lattice holds n = ⌈extent/dp − ½⌉ rows, so a box of 20.5·dp
+/// holds 0.5·dp less water than it says.
+/// \throws CaseError at the <fluid> line.
+void check_fluid_extents(const Case& c, const std::string& dp_text);
+
+/// c0 as the run will take it (constants.h derive_constants), with the fluid's height from the
+/// fluid regions' boxes instead of the generated particles (within dp of it).
+double estimated_speed_of_sound(const Case& c);
+
+/// The speed of sound comes out positive and finite, and the derived constants the physics
+/// takes in 32-bit floats (h, c0, B = c0²ρ0/γ, the mass, the initial dt) are finite and
+/// positive there: a `gravity` of 0 without `speedOfSound`, or a ρ0 of 10³⁰⁸, failed after the
+/// reader. Every fluid region's initial speed is below c0 (else at the <fluid> line). `where` is
+/// the <constants> element (or the root).
+/// \throws CaseError at `where`.
+void check_derived_constants(const Case& c, const SourceLocation& where);
+
+/// c.domain as the neighbour grid will hold it (case/domain_grid.h at the case's search radius
+/// and bin width, the same function and limit the run uses), and close enough to the origin that
+/// 32-bit positions resolve a step's motion (a float's spacing at every corner at most dp/100).
+/// `where` and `what` name the element that set the domain ("<domain>").
+/// \throws CaseError at `where`.
+void check_domain_grid(const Case& c, const SourceLocation& where, const std::string& what);
+
+/// The same for the default domain (geometry_checks.h default_domain), blaming the element that
+/// made it too large: the first fluid, tank or obstacle whose own box the grid cannot hold, else
+/// the first moving object whose swept box is not finite or too large (at its <motion> line),
+/// else `geometry_where`.
+/// \throws CaseError.
+void check_default_domain_grid(const Case& c, const SourceLocation& geometry_where);
+
+} // namespace sluice
