@@ -8,6 +8,7 @@
 #include "case/constants.h"
 #include "case/motion_table.h"
 #include "case/particles.h"
+#include "case/resolution_checks.h"
 #include "case/wall_normals.h"
 #include "io/async_output.h"
 #include "neighbours/grid.h"
@@ -147,6 +148,8 @@ int check_command(const Options& o) {
     std::cout << "  particles       " << particles.size() << " (" << particles.fluid_count
               << " fluid, " << particles.boundary_count << " boundary)\n"
               << "  dp              " << c.dp << " m\n";
+    if (const std::string note = dp_override_note(c); !note.empty())
+        std::cout << "                  (" << note << ")\n";
     print_wall_normals(std::cout, c, particles);
     print_objects(std::cout, c, particles);
     std::cout << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"

@@ -1,6 +1,7 @@
 #include "app/run.h"
 
 #include "app/collectives.h"
+#include "case/resolution_checks.h"
 #include "parallel/communicator.h"
 
 #include <atomic>
@@ -59,6 +60,8 @@ void Run::print_header() {
         out_ << " from the checkpoint of " << restart_->regrouped_from
              << (restart_->regrouped_from == 1 ? " process" : " processes");
     out_ << ", to t = " << c_.run.end_time << " s\n";
+    if (const std::string note = dp_override_note(c_); !note.empty())
+        out_ << "sluice: " << note << "\n";
     if (comm_) {
         const SlabDecomposition d = *sim_->decomposition();
         out_ << "sluice: " << comm_->size() << " processes, slabs along "

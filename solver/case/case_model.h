@@ -176,7 +176,8 @@ struct Case {
     SourceLocation where; ///< the root element
     int dimension = 2;
     Constants constants;
-    double dp = 0.0; ///< m, particle spacing (required)
+    double dp = 0.0;      ///< m, particle spacing (required)
+    double file_dp = 0.0; ///< m, <geometry dp> as written; dp differs under `--dp`
     std::vector<FluidRegion> fluids;
     std::optional<TankWalls> tank;
     std::vector<Obstacle> obstacles;

@@ -221,7 +221,8 @@ Names with_object_attributes(Names names) {
 
 void read_geometry(const Reader& r, const Element& g, Case& c, const CaseOverrides& overrides) {
     g.require("dp", "the particle spacing in m");
-    c.dp = overrides.dp.value_or(*g.number("dp", greater_than(0)));
+    c.file_dp = *g.number("dp", greater_than(0));
+    c.dp = overrides.dp.value_or(c.file_dp);
 
     for (const XMLElement* x : g.all("fluid")) {
         const Element e(r, *x, {"min", "max", "stl", "scale", "rotate", "translate", "velocity"},
@@ -282,11 +283,11 @@ void read_domain(const Reader& r, const Element& g, Case& c) {
 }
 
 /// "dp = X m", and where it came from when the command line replaced the file's.
-std::string dp_text(const Element& geometry, const Case& c, const CaseOverrides& overrides) {
-    if (!overrides.dp)
+std::string dp_text(const Case& c) {
+    if (c.dp == c.file_dp)
         return "dp = " + format_number(c.dp) + " m";
     return "dp = " + format_number(c.dp) + " m from --dp (the case file gives " +
-           format_number(*geometry.number("dp", greater_than(0))) + " m)";
+           format_number(c.file_dp) + " m)";
 }
 
 void read_physics(const Element& e, int dimension, Physics& p) {
@@ -609,7 +610,7 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
         c.run.end_time = *overrides.end_time;
     read_domain(r, geometry_element, c);
     check_objects(r, c);
-    const std::string spacing = dp_text(geometry_element, c, overrides);
+    const std::string spacing = dp_text(c);
     check_wall_thickness(c, spacing);
     check_wave_maker_depths(c, spacing);
     if (const XMLElement* x = s.single("output"))

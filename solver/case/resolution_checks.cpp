@@ -208,6 +208,22 @@ void check_fluid_extents(const Case& c, const std::string& dp_text) {
     }
 }
 
+std::string dp_override_note(const Case& c) {
+    if (c.file_dp <= 0.0 || c.dp == c.file_dp)
+        return "";
+    const double ratio = c.dp / c.file_dp;
+    const bool coarser = ratio > 1.0;
+    std::ostringstream s;
+    s.precision(3);
+    s << "dp = " << c.dp << " m from --dp, " << (coarser ? ratio : 1.0 / ratio) << "x "
+      << (coarser ? "coarser" : "finer") << " than the case's " << c.file_dp << " m: about "
+      << std::pow(1.0 / ratio, c.dimension)
+      << "x the particles; every wall, obstacle and water depth is resolved by " << 1.0 / ratio
+      << "x the layers (checked: walls of at least " << required_wall_layers(c)
+      << " layers, wave makers' depths on the lattice), and h = " << smoothing_length(c) << " m";
+    return s.str();
+}
+
 double estimated_speed_of_sound(const Case& c) {
     if (c.constants.speed_of_sound)
         return *c.constants.speed_of_sound;

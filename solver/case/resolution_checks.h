@@ -37,6 +37,11 @@ void check_wave_maker_depths(const Case& c, const std::string& dp_text);
 /// \throws CaseError at the <fluid> line.
 void check_fluid_extents(const Case& c, const std::string& dp_text);
 
+/// What `--dp` changed, for the run's and check's output: "" when dp is the case file's, else
+/// how many times coarser or finer, what that does to the particle count and to the layers that
+/// resolve every wall and depth, and that the reader's rules hold at the new dp.
+std::string dp_override_note(const Case& c);
+
 /// c0 as the run will take it (constants.h derive_constants), with the fluid's height from the
 /// fluid regions' boxes instead of the generated particles (within dp of it).
 double estimated_speed_of_sound(const Case& c);
