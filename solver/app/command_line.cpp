@@ -482,6 +482,7 @@ void take_choices(const ParsedValues& v, Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
+    o.arguments.assign(argv, argv + argc);
     ParsedValues v;
     v.backend_name = o.backend == Backend::cuda ? "cuda" : "cpu";
     CLI::App app(program_description, "sluice");

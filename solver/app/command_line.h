@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace sluice {
 
@@ -39,6 +40,7 @@ struct UsageError : std::runtime_error {
 
 /// What the command line asked for.
 struct Options {
+    std::vector<std::string> arguments; ///< the command line as given (argv), for summary.json
     std::string command;
     std::string case_path;
     std::optional<std::string> out;

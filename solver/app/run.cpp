@@ -26,6 +26,8 @@ double seconds_since(Run::Clock::time_point t0) {
 void Run::start_summary() {
     summary_.case_name = c_.name;
     summary_.case_file = o_.case_path;
+    summary_.version = SLUICE_VERSION;
+    summary_.command_line = o_.arguments;
     summary_.backend = sim_->backend_name();
     summary_.neighbour_module = c_.neighbours.name();
     if (tuning_)
