@@ -1,6 +1,7 @@
 #include "app/run.h"
 
 #include "app/collectives.h"
+#include "io/newer_output.h"
 #include "parallel/communicator.h"
 
 #include <atomic>
@@ -322,9 +323,17 @@ int Run::failed(const SimulationFailure& failure) {
                   << "; the last good output is kept in " << c_.run.output_dir << "\n";
     if (last_good_) {
         store_checkpoint(*last_good_, "last output before the failure");
-        if (root_)
-            std::cerr << "sluice: continue from t = " << last_good_->state.time
-                      << " s with --restart " << output_dir_.string() << "\n";
+        if (root_) {
+            // Gauge rows (and pieces) written after it are dropped only when asked for.
+            const Checkpoint& k = *last_good_;
+            const bool newer = !find_newer_output(output_dir_, c_.name, k.output_times.size(),
+                                                  k.state.time, k.state.steps)
+                                    .empty();
+            std::cerr << "sluice: continue from t = " << k.state.time << " s with --restart "
+                      << output_dir_.string()
+                      << (newer ? " --discard-newer (it drops what was written after it)" : "")
+                      << "\n";
+        }
     }
     finish_summary("failed", failure.what());
     return exit_simulation_failure;
@@ -333,9 +342,9 @@ int Run::failed(const SimulationFailure& failure) {
 int Run::stopped() {
     progress_.finish();
     if (root_)
-        std::cerr << "sluice: interrupted at t = " << sim_->time()
-                  << " s; writing a last snapshot and a checkpoint\n";
-    write_snapshot();
+        std::cerr << "sluice: interrupted at t = " << sim_->time() << " s; writing a checkpoint\n";
+    // The state goes to the checkpoint only: a snapshot here would be a frame that an
+    // uninterrupted run has not, numbered where the restart puts its next output time.
     store_checkpoint(make_checkpoint(sim_->save_state()), "interrupted");
     if (root_)
         std::cerr << "sluice: continue with --restart " << output_dir_.string() << "\n";
@@ -363,8 +372,9 @@ int Run::execute() {
     progress_.finish();
     if (output_times_.empty() || output_times_.back() < sim_->time())
         write_snapshot();
-    // So that the run can be continued to a later end time (unless the interval just did).
-    if (c_.run.checkpoint_interval && last_checkpoint_step_ != sim_->steps())
+    // So that --restart continues from here to a later end time (unless the interval just did),
+    // never from an older checkpoint that would drop this run's newer output.
+    if (last_checkpoint_step_ != sim_->steps())
         store_checkpoint(make_checkpoint(sim_->save_state()), "end of run");
     finish_summary("completed", ""); // flushes the writer first
     out_ << "sluice: done, " << sim_->steps() << " steps to t = " << sim_->time() << " s in "
