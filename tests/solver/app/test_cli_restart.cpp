@@ -336,6 +336,8 @@ TEST_F(Cli, RestartRefusesToDropNewerOutputUnlessAsked) {
         EXPECT_GT(now.size(), before[k].size()) << names[k];
     }
     expect_complete_series(out, "flume");
+    const Result help = sluice("run --help");
+    EXPECT_TRUE(contains(help.output, "--discard-newer")) << help.output;
 }
 
 } // namespace
