@@ -247,8 +247,12 @@ void add_run(CLI::App& app, Options& o, ParsedValues& v) {
         ->type_name("T");
     run->add_option("--restart", v.restart_dir,
                     "continue the run whose output is in DIR from its newest checkpoint, "
-                    "appending to its series (Ctrl-C always leaves a checkpoint)")
+                    "appending to its series (Ctrl-C and the end of a run always leave one); "
+                    "refused when DIR holds output newer than that checkpoint")
         ->type_name("DIR");
+    run->add_flag("--discard-newer", o.discard_newer,
+                  "with --restart: continue even though DIR holds snapshots, CSV rows or "
+                  "checkpoints newer than the checkpoint (a run killed after it), and drop them");
 }
 
 void add_check(CLI::App& app, Options& o, ParsedValues& v) {
@@ -429,6 +433,10 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
         o.checkpoint_interval = v.checkpoint_interval;
     if (given("--restart"))
         o.restart = v.restart_dir;
+    if (o.discard_newer && !o.restart)
+        throw UsageError("--discard-newer goes with --restart DIR (it drops what DIR holds after "
+                         "the checkpoint a restart continues from)",
+                         "run");
     if (given("--from-state"))
         o.from_state = v.from_state;
     if (o.command == "bench" && o.end_time && o.from_state)
@@ -481,6 +489,7 @@ void take_choices(const ParsedValues& v, Options& o) {
 
 Options parse_options(int argc, char** argv) {
     Options o;
+    o.arguments.assign(argv, argv + argc);
     ParsedValues v;
     v.backend_name = o.backend == Backend::cuda ? "cuda" : "cpu";
     CLI::App app(program_description, "sluice");

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace sluice {
 
@@ -39,6 +40,7 @@ struct UsageError : std::runtime_error {
 
 /// What the command line asked for.
 struct Options {
+    std::vector<std::string> arguments; ///< the command line as given (argv), for summary.json
     std::string command;
     std::string case_path;
     std::optional<std::string> out;
@@ -50,8 +52,10 @@ struct Options {
     std::optional<ShiftingKind> shifting;      ///< run, check, bench: overrides <physics shifting>
     std::optional<double> checkpoint_interval; ///< run: s of simulated time
     std::optional<std::string> restart;        ///< run: the output folder to continue
-    std::optional<std::string> from_state;     ///< bench: a checkpoint or run folder
-    std::optional<double> output_interval;     ///< s, overrides <run outputInterval>
+    /// run --restart: drop output newer than the checkpoint (refused without it)
+    bool discard_newer = false;
+    std::optional<std::string> from_state; ///< bench: a checkpoint or run folder
+    std::optional<double> output_interval; ///< s, overrides <run outputInterval>
     // Snapshot format (run, bench): override <output>.
     std::optional<Compressor> compressor;
     std::optional<int> compression_level;

@@ -2,6 +2,7 @@
 
 #include "app/collectives.h"
 #include "app/command_line.h"
+#include "io/newer_output.h"
 #include "parallel/slab_start.h"
 
 #include <algorithm>
@@ -124,16 +125,62 @@ Restart load_regrouped_restart(const Case& c, const std::string& directory,
     return r;
 }
 
-} // namespace
-
-/// The restart `--restart DIR` asks for: from the newest checkpoint's own pieces when as many
-/// processes wrote it as this run has, else regrouped.
-Restart load_any_restart(const Case& c, const std::string& directory, const Communicator* comm) {
+/// From the newest checkpoint's own pieces when as many processes wrote it as this run has,
+/// else regrouped.
+Restart load_newest_restart(const Case& c, const std::string& directory, const Communicator* comm) {
     const std::uint32_t wrote = newest_checkpoint_processes(directory, c.name);
     const std::uint32_t here = comm ? static_cast<std::uint32_t>(comm->size()) : 1;
     if (wrote != 0 && wrote != here)
         return load_regrouped_restart(c, directory, comm);
     return comm ? load_restart_piece(c, directory, *comm) : load_restart(c, directory);
+}
+
+/// Output in r's folder newer than its checkpoint: refused without `discard_newer`, else named
+/// and its checkpoints removed (collective over several processes: each looks at the folder it
+/// writes to; the first speaks).
+void settle_newer_output(const Case& c, const Restart& r, bool discard_newer,
+                         const Communicator* comm) {
+    const Checkpoint& k = r.checkpoint;
+    const NewerOutput newer =
+        find_newer_output(r.directory, c.name, k.output_times.size(), k.state.time, k.state.steps);
+    const bool any = comm ? comm->min(newer.empty() ? 1.0 : 0.0) == 0.0 : !newer.empty();
+    if (!any)
+        return;
+    std::vector<std::string> lines = newer.describe();
+    if (lines.empty()) // another process's folder
+        lines.push_back("files of another process's pieces");
+    std::ostringstream what;
+    for (const std::string& line : lines)
+        what << "\n  " << line;
+    std::ostringstream from;
+    from << "t = " << k.state.time << " s (step " << k.state.steps << ", "
+         << k.source.filename().string() << ")";
+    if (!discard_newer)
+        throw UsageError("--restart: the newest usable checkpoint is at " + from.str() + ", but " +
+                             r.directory.string() +
+                             " holds output written after it, which continuing from it would "
+                             "drop:" +
+                             what.str() +
+                             "\ngive --discard-newer to continue from it and drop them (or "
+                             "move them away first)",
+                         "run");
+    if (!comm || comm->is_root())
+        std::cerr << "sluice: --discard-newer: continuing from " << from.str()
+                  << "; dropping what was written after it:" << what.str() << "\n";
+    if (comm)
+        comm->barrier(); // every process has read its checkpoint
+    remove_checkpoints_after(r.directory, c.name, k.state.steps);
+    if (comm)
+        comm->barrier();
+}
+
+} // namespace
+
+Restart load_any_restart(const Case& c, const std::string& directory, const Communicator* comm,
+                         bool discard_newer) {
+    Restart r = load_newest_restart(c, directory, comm);
+    settle_newer_output(c, r, discard_newer, comm);
+    return r;
 }
 
 } // namespace sluice

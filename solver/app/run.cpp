@@ -2,6 +2,7 @@
 
 #include "app/collectives.h"
 #include "case/resolution_checks.h"
+#include "io/newer_output.h"
 #include "parallel/communicator.h"
 
 #include <atomic>
@@ -27,6 +28,8 @@ double seconds_since(Run::Clock::time_point t0) {
 void Run::start_summary() {
     summary_.case_name = c_.name;
     summary_.case_file = o_.case_path;
+    summary_.version = SLUICE_VERSION;
+    summary_.command_line = o_.arguments;
     summary_.backend = sim_->backend_name();
     summary_.neighbour_module = c_.neighbours.name();
     if (tuning_)
@@ -323,9 +326,17 @@ int Run::failed(const SimulationFailure& failure) {
                   << "; the last good output is kept in " << c_.run.output_dir << "\n";
     if (last_good_) {
         store_checkpoint(*last_good_, "last output before the failure");
-        if (root_)
-            std::cerr << "sluice: continue from t = " << last_good_->state.time
-                      << " s with --restart " << output_dir_.string() << "\n";
+        if (root_) {
+            // Gauge rows (and pieces) written after it are dropped only when asked for.
+            const Checkpoint& k = *last_good_;
+            const bool newer = !find_newer_output(output_dir_, c_.name, k.output_times.size(),
+                                                  k.state.time, k.state.steps)
+                                    .empty();
+            std::cerr << "sluice: continue from t = " << k.state.time << " s with --restart "
+                      << output_dir_.string()
+                      << (newer ? " --discard-newer (it drops what was written after it)" : "")
+                      << "\n";
+        }
     }
     finish_summary("failed", failure.what());
     return exit_simulation_failure;
@@ -334,9 +345,9 @@ int Run::failed(const SimulationFailure& failure) {
 int Run::stopped() {
     progress_.finish();
     if (root_)
-        std::cerr << "sluice: interrupted at t = " << sim_->time()
-                  << " s; writing a last snapshot and a checkpoint\n";
-    write_snapshot();
+        std::cerr << "sluice: interrupted at t = " << sim_->time() << " s; writing a checkpoint\n";
+    // The state goes to the checkpoint only: a snapshot here would be a frame that an
+    // uninterrupted run has not, numbered where the restart puts its next output time.
     store_checkpoint(make_checkpoint(sim_->save_state()), "interrupted");
     if (root_)
         std::cerr << "sluice: continue with --restart " << output_dir_.string() << "\n";
@@ -364,8 +375,9 @@ int Run::execute() {
     progress_.finish();
     if (output_times_.empty() || output_times_.back() < sim_->time())
         write_snapshot();
-    // So that the run can be continued to a later end time (unless the interval just did).
-    if (c_.run.checkpoint_interval && last_checkpoint_step_ != sim_->steps())
+    // So that --restart continues from here to a later end time (unless the interval just did),
+    // never from an older checkpoint that would drop this run's newer output.
+    if (last_checkpoint_step_ != sim_->steps())
         store_checkpoint(make_checkpoint(sim_->save_state()), "end of run");
     finish_summary("completed", ""); // flushes the writer first
     out_ << "sluice: done, " << sim_->steps() << " steps to t = " << sim_->time() << " s in "

@@ -78,7 +78,7 @@ int run_command(const Options& o) {
     const auto wall_start = Run::Clock::now();
     std::optional<Restart> restart;
     if (o.restart)
-        restart = load_any_restart(c, *o.restart, comm.get());
+        restart = load_any_restart(c, *o.restart, comm.get(), o.discard_newer);
     else
         require_fits(preflight(c, o.backend), o.backend);
     std::optional<TuneReport> tuning;

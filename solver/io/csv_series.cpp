@@ -49,7 +49,7 @@ CsvSeries::CsvSeries(fs::path path, const std::vector<std::string>& comments,
                 continue;
             }
             const double t = std::strtod(line.c_str(), nullptr);
-            if (t <= resume_after * (1.0 + 1e-12))
+            if (kept_on_resume(t, resume_after))
                 kept += line + "\n";
         }
         resumed = header_seen;

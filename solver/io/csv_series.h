@@ -13,6 +13,12 @@
 
 namespace sluice {
 
+/// Whether a continued series keeps its row of time t (s) when a restart resumes after
+/// `resume_after` (s): t ≤ resume_after, within rounding of the time as written.
+inline bool kept_on_resume(double t, double resume_after) {
+    return t <= resume_after * (1.0 + 1e-12);
+}
+
 class CsvSeries {
 public:
     /// Starts `path` afresh (replacing an earlier file): the comment lines, then the header.

@@ -204,6 +204,8 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
     } else {
         j["decomposition"] = nullptr;
     }
+    j["version"] = s.version;
+    j["command_line"] = s.command_line;
     // Bytes that are not UTF-8 (a case file name, say) are replaced rather than refused.
     write_file_atomically(path, j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

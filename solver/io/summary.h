@@ -67,6 +67,8 @@ struct DecompositionSummary {
 
 /// Everything summary.json records about one run.
 struct RunSummary {
+    std::string version;                   ///< sluice's (SLUICE_VERSION)
+    std::vector<std::string> command_line; ///< as given, every override included
     std::string case_name;
     std::string case_file;
     std::string backend;          ///< "cpu" or "cuda"
@@ -125,7 +127,7 @@ std::string decomposition_lines(const RunSummary& summary);
 /// ranking [{module, ms_per_step}], not_timed [...]} when the module was chosen automatically),
 /// decomposition (null, or for a run over several processes {processes, axis, halo_width_m,
 /// faces_m, balance_history [{step, faces_m}], per_process [{rank, particles {fluid, boundary,
-/// excluded}, slab_m [lower, upper], stages_s {...}}]}).
+/// excluded}, slab_m [lower, upper], stages_s {...}}]}), version, command_line [arguments].
 /// Non-finite numbers are written as null.
 /// \throws std::runtime_error naming `path` when writing or renaming fails.
 void write_summary_json(const std::filesystem::path& path, const RunSummary& summary);

@@ -2,9 +2,9 @@
 """`mpirun -np 2 sluice run` as a user meets it when things go wrong: a run that becomes
 unstable stops on every process at the same step with exit code 3 and leaves the failing state
 as pieces named by one .pvtp; Ctrl-C (SIGINT to mpirun, which passes it on) stops every process at the
-same step with a last snapshot and a checkpoint per process, and `--restart`
-continues it with the same number of processes, or with another (the state merged and cut
-afresh); `sluice bench` reports every process's time
+same step with a checkpoint per process (and no snapshot of its own), and `--restart`
+continues it with the same number of processes, then from the end of that run to a later end
+time, or with another number (the state merged and cut afresh); `sluice bench` reports every process's time
 split; `--processes N` starts the processes itself. Exits 77 (ctest: skipped) without mpirun."""
 import json
 import os
@@ -52,6 +52,14 @@ LONG = """<sluice name="long" dimension="2">
 
 def mpirun(*args):
     return ["mpirun", "-np", "2", SLUICE, *args]
+
+
+def pvd_series(run, name):
+    """The (file, time) entries of a series' .pvd, in order."""
+    with open(os.path.join(run, name + ".pvd")) as f:
+        pvd = f.read()
+    return [(line.split('file="')[1].split('"')[0], float(line.split('timestep="')[1].split('"')[0]))
+            for line in pvd.splitlines() if 'file="' in line]
 
 
 class MpirunCli(unittest.TestCase):
@@ -112,6 +120,10 @@ class MpirunCli(unittest.TestCase):
         self.assertEqual(pieces[0].rsplit("_", 1)[0], pieces[1].rsplit("_", 1)[0])
         with open(os.path.join(run, "summary.json")) as f:
             self.assertEqual(json.load(f)["status"], "interrupted")
+        # No snapshot of its own: only the output times k * 0.01 s, numbered k.
+        for k, (file, t) in enumerate(pvd_series(run, "long")):
+            self.assertEqual(file, "long_%04d.pvtp" % k)
+            self.assertAlmostEqual(t, 0.01 * k, delta=0.002)
         step = int(pieces[0].split("_")[2])
         r = subprocess.run(mpirun("run", "long.xml", "--backend", "cpu", "--restart", "run",
                                   "--end-time", "0.15"),
@@ -124,6 +136,22 @@ class MpirunCli(unittest.TestCase):
             summary = json.load(f)
         self.assertEqual(summary["status"], "completed")
         self.assertEqual(summary["restart"]["step"], step)
+        self.assertIn("--end-time", summary["command_line"])
+        finished = pvd_series(run, "long")
+        self.assertEqual(len(finished), 16)  # t = 0, 0.01, ..., 0.15
+        # To a later end time: from the checkpoint the finished run wrote at its end, appending.
+        r = subprocess.run(mpirun("run", "long.xml", "--backend", "cpu", "--restart", "run",
+                                  "--end-time", "0.17"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("restarting at t = 0.15", r.stdout)
+        continued = pvd_series(run, "long")
+        self.assertEqual(continued[:16], finished)
+        self.assertEqual(len(continued), 18)
+        for k, (file, t) in enumerate(continued):
+            self.assertEqual(file, "long_%04d.pvtp" % k)
+            self.assertAlmostEqual(t, 0.01 * k, delta=0.002)
+            self.assertTrue(os.path.exists(os.path.join(run, file)), file)
 
     def test_restart_under_another_number_of_processes(self):
         """Checkpoints of 2 processes continue over 3, and theirs in one process: the whole

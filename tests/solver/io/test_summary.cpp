@@ -49,6 +49,8 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
     s.smoothing_length = 0.0130;
     s.speed_of_sound = 44.29;
     s.dp = 0.005;
+    s.version = "1.2.3";
+    s.command_line = {"sluice", "run", "cases/dam break.xml", "--dp", "0.01"};
 
     const fs::path path = root_ / "summary.json";
     write_summary_json(path, s);
@@ -80,8 +82,12 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
                                               "neighbour_tuning",
                                               "kept_lists",
                                               "performance",
-                                              "decomposition"}));
+                                              "decomposition",
+                                              "version",
+                                              "command_line"}));
     EXPECT_TRUE(j["decomposition"].is_null()); // one process
+    EXPECT_EQ(j["version"], "1.2.3");
+    EXPECT_EQ(j["command_line"], Json(s.command_line)); // the argument with a space stays one
     EXPECT_EQ(j["case"], s.case_name);
     EXPECT_EQ(j["case_file"], s.case_file);
     EXPECT_EQ(j["backend"], s.backend);
