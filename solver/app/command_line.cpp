@@ -18,6 +18,7 @@ const char* const program_description =
     "sluice: a compact SPH fluid solver. A case is an XML file (cases/README.md); results open "
     "in ParaView (OUT/NAME.pvd). 'sluice COMMAND --help' lists a command's options.\n"
     "Exit codes: 0 done, 1 internal or I/O error, 2 bad input, 3 simulation failure, "
+    "4 more fluid left the domain than --max-loss allows (the output is complete), "
     "130 interrupted.";
 
 /// A finite number > 0; CLI11 prefixes the option's name to the message.
@@ -27,6 +28,17 @@ const CLI::Validator positive_number(
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0.0))
             return "expects a positive number, got '" + text + "'";
+        return {};
+    },
+    "");
+
+/// A share in percent, in [0, 100].
+const CLI::Validator percent(
+    [](const std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= 0.0 && v <= 100.0))
+            return "expects a percentage in [0, 100], got '" + text + "'";
         return {};
     },
     "");
@@ -81,6 +93,7 @@ struct ParsedValues {
     unsigned writers = 0;
     double checkpoint_interval = 0.0;
     std::string restart_dir;
+    double max_loss = 0.0;
     std::string interaction = "adaptive";
     std::string corrector = "list";
     std::string dry_walls = "skip";
@@ -250,6 +263,13 @@ void add_run(CLI::App& app, Options& o, ParsedValues& v) {
                     "continue the run whose output is in DIR from its newest checkpoint, "
                     "appending to its series (Ctrl-C always leaves a checkpoint)")
         ->type_name("DIR");
+    run->add_option("--max-loss", v.max_loss,
+                    "the share of the fluid particles, in percent of those at t = 0, that may "
+                    "leave the domain: a run that loses more still writes its output to the end "
+                    "but exits with code 4 and status \"lost_particles\" in summary.json "
+                    "(default 1; overrides <run maxLoss>; 100: no limit)")
+        ->check(percent)
+        ->type_name("PERCENT");
 }
 
 void add_check(CLI::App& app, Options& o, ParsedValues& v) {
@@ -430,6 +450,8 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
         o.checkpoint_interval = v.checkpoint_interval;
     if (given("--restart"))
         o.restart = v.restart_dir;
+    if (given("--max-loss"))
+        o.max_loss = v.max_loss;
     if (given("--from-state"))
         o.from_state = v.from_state;
     if (o.command == "bench" && o.end_time && o.from_state)
@@ -519,6 +541,8 @@ Case load_case(const Options& o) {
         c.neighbours_auto = true;
     if (o.output_interval)
         c.run.output_interval = *o.output_interval;
+    if (o.max_loss)
+        c.run.max_loss_percent = *o.max_loss;
     if (o.compressor)
         c.output.format.compressor = *o.compressor;
     if (o.compression_level) {
