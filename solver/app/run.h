@@ -31,7 +31,7 @@ namespace sluice {
 class Communicator;
 
 /// One run, from its set-up simulation to summary.json: the output, the cadences' actions and
-/// the ways a run ends (completed, failed, interrupted).
+/// the ways a run ends (completed, lost particles, failed, interrupted).
 class Run {
 public:
     using Clock = std::chrono::steady_clock;
