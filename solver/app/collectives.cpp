@@ -63,18 +63,22 @@ bool combine_step_flags(const Communicator& comm, bool stop, std::vector<Exclusi
     double flags[2] = {stop ? 1.0 : 0.0, static_cast<double>(exclusions.size())};
     comm.sum(flags, 2);
     if (flags[1] > 0.0) {
+        constexpr std::size_t fields = 7; // id, step, time, x, y, z, boundary (0 or 1)
         std::vector<double> mine;
         for (const Exclusion& e : exclusions)
             mine.insert(mine.end(), {double(e.id), double(e.step), e.time, double(e.position[0]),
-                                     double(e.position[1]), double(e.position[2])});
+                                     double(e.position[1]), double(e.position[2]),
+                                     e.type == ParticleType::boundary ? 1.0 : 0.0});
         exclusions.clear();
         for (const std::vector<double>& v : gather_values(comm, mine))
-            for (std::size_t k = 0; k + 6 <= v.size(); k += 6)
-                exclusions.push_back({static_cast<std::uint32_t>(v[k]),
-                                      static_cast<std::uint64_t>(v[k + 1]),
-                                      v[k + 2],
-                                      {static_cast<float>(v[k + 3]), static_cast<float>(v[k + 4]),
-                                       static_cast<float>(v[k + 5])}});
+            for (std::size_t k = 0; k + fields <= v.size(); k += fields)
+                exclusions.push_back(
+                    {static_cast<std::uint32_t>(v[k]),
+                     static_cast<std::uint64_t>(v[k + 1]),
+                     v[k + 2],
+                     {static_cast<float>(v[k + 3]), static_cast<float>(v[k + 4]),
+                      static_cast<float>(v[k + 5])},
+                     v[k + 6] > 0.5 ? ParticleType::boundary : ParticleType::fluid});
         std::sort(exclusions.begin(), exclusions.end(),
                   [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });
     }

@@ -17,6 +17,7 @@ const char* const program_description =
     "sluice: a compact SPH fluid solver. A case is an XML file (cases/README.md); results open "
     "in ParaView (OUT/NAME.pvd). 'sluice COMMAND --help' lists a command's options.\n"
     "Exit codes: 0 done, 1 internal or I/O error, 2 bad input, 3 simulation failure, "
+    "4 more fluid left the domain than --max-loss allows (the output is complete), "
     "130 interrupted.";
 
 /// A finite number > 0; CLI11 prefixes the option's name to the message.
@@ -26,6 +27,17 @@ const CLI::Validator positive_number(
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0.0))
             return "expects a positive number, got '" + text + "'";
+        return {};
+    },
+    "");
+
+/// A share in percent, in [0, 100].
+const CLI::Validator percent(
+    [](const std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= 0.0 && v <= 100.0))
+            return "expects a percentage in [0, 100], got '" + text + "'";
         return {};
     },
     "");
@@ -80,6 +92,7 @@ struct ParsedValues {
     unsigned writers = 0;
     double checkpoint_interval = 0.0;
     std::string restart_dir;
+    double max_loss = 0.0;
     std::string interaction = "adaptive";
     std::string corrector = "list";
     std::string dry_walls = "skip";
@@ -253,6 +266,13 @@ void add_run(CLI::App& app, Options& o, ParsedValues& v) {
     run->add_flag("--discard-newer", o.discard_newer,
                   "with --restart: continue even though DIR holds snapshots, CSV rows or "
                   "checkpoints newer than the checkpoint (a run killed after it), and drop them");
+    run->add_option("--max-loss", v.max_loss,
+                    "the share of the fluid particles, in percent of those at t = 0, that may "
+                    "leave the domain: a run that loses more still writes its output to the end "
+                    "but exits with code 4 and status \"lost_particles\" in summary.json "
+                    "(default 1; overrides <run maxLoss>; 100: no limit)")
+        ->check(percent)
+        ->type_name("PERCENT");
 }
 
 void add_check(CLI::App& app, Options& o, ParsedValues& v) {
@@ -437,6 +457,8 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
         throw UsageError("--discard-newer goes with --restart DIR (it drops what DIR holds after "
                          "the checkpoint a restart continues from)",
                          "run");
+    if (given("--max-loss"))
+        o.max_loss = v.max_loss;
     if (given("--from-state"))
         o.from_state = v.from_state;
     if (o.command == "bench" && o.end_time && o.from_state)
@@ -534,6 +556,8 @@ Case load_case(const Options& o) {
         c.neighbours_auto = true;
     if (o.output_interval)
         c.run.output_interval = *o.output_interval;
+    if (o.max_loss)
+        c.run.max_loss_percent = *o.max_loss;
     if (o.compressor)
         c.output.format.compressor = *o.compressor;
     if (o.compression_level) {

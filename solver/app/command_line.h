@@ -18,11 +18,14 @@
 namespace sluice {
 
 /// Exit codes: 0 done, 1 internal or I/O error (e.g. output folder not writable), 2 bad input
-/// (command line or case file), 3 simulation failure (instability), 130 interrupted (Ctrl-C).
+/// (command line or case file), 3 simulation failure (instability), 4 particles lost (the run
+/// reached its end time with its output complete, but more of its fluid left the domain than
+/// --max-loss / <run maxLoss> allows), 130 interrupted (Ctrl-C).
 constexpr int exit_ok = 0;
 constexpr int exit_internal = 1;
 constexpr int exit_bad_input = 2;
 constexpr int exit_simulation_failure = 3;
+constexpr int exit_lost_particles = 4;
 constexpr int exit_interrupted = 130;
 
 /// Thrown by parse_options for --help and --version: `text` goes to stdout and the exit code is 0.
@@ -54,6 +57,7 @@ struct Options {
     std::optional<std::string> restart;        ///< run: the output folder to continue
     /// run --restart: drop output newer than the checkpoint (refused without it)
     bool discard_newer = false;
+    std::optional<double> max_loss;        ///< run: %, overrides <run maxLoss>
     std::optional<std::string> from_state; ///< bench: a checkpoint or run folder
     std::optional<double> output_interval; ///< s, overrides <run outputInterval>
     // Snapshot format (run, bench): override <output>.
@@ -91,7 +95,7 @@ struct Options {
 Options parse_options(int argc, char** argv);
 
 /// Reads the case and applies the command-line overrides (--out, --end-time, --neighbours, --dp,
-/// --output-interval and the snapshot format's).
+/// --output-interval, --max-loss and the snapshot format's).
 /// \throws CaseError (case file), UsageError (an override the case cannot take).
 Case load_case(const Options& o);
 

@@ -47,7 +47,17 @@ void Run::start_summary() {
         summary_.restart_processes =
             restart_->regrouped_from ? restart_->regrouped_from : k.processes;
     }
-    excluded_count_ = summary_.initial.excluded;
+    // Losses count from t = 0: a restart's checkpoint lists those reported before it
+    // (collective). The fluid at t = 0 is all that is not boundary: a particle that had left at
+    // the checkpoint's step, excluded by the restored state's first build, is in initial.excluded
+    // but reported (and counted) by this run.
+    std::array<std::uint64_t, 2> lost{0, 0};
+    if (restart_)
+        lost = excluded_by_type(restart_->checkpoint.state);
+    if (comm_)
+        comm_->sum(lost.data(), 2);
+    losses_.emplace(summary_.initial.fluid + summary_.initial.excluded - lost[1], lost[0], lost[1],
+                    c_.run.max_loss_percent);
     diagnostics_constants_ = {sim_->constants().mass, c_.constants.gravity,
                               summary_.initial.fluid + summary_.initial.boundary +
                                   summary_.initial.excluded};
@@ -119,6 +129,7 @@ void Run::open_output() {
         s, comm_ ? std::optional<OutputGroup>(output_group(*comm_)) : std::nullopt);
     loop_.snapshots(Cadence::multiples(c_.run.output_interval, next_output), [this] {
         write_snapshot();
+        report_unreported_losses();
         if (c_.run.checkpoint_interval)
             last_good_ = make_checkpoint(sim_->save_state());
     });
@@ -261,21 +272,27 @@ void Run::write_snapshot() {
     output_seconds_ += seconds_since(t0);
 }
 
-/// The exclusions of the step, reported; whether the run was interrupted.
+/// The exclusions of the step, counted (the first few named); whether the run was interrupted.
+/// Several processes: every one counts them all, so that all agree on the run's end.
 bool Run::after_step() {
     std::vector<Exclusion> exclusions = sim_->take_exclusions();
     bool stop = interrupted;
     if (comm_)
         stop = combine_step_flags(*comm_, stop, exclusions);
-    for (const Exclusion& e : exclusions) {
-        ++excluded_count_;
-        std::ostringstream line;
-        line << "t = " << e.time << " s (step " << e.step << "): fluid particle " << e.id
-             << " left the domain at (" << e.position[0] << ", " << e.position[1] << ", "
-             << e.position[2] << ") m and is excluded (" << excluded_count_ << " in all)";
-        progress_.log_line(line.str());
-    }
+    for (const std::string& line : losses_->add(exclusions))
+        progress_.log_line(line);
     return stop;
+}
+
+void Run::report_unreported_losses() {
+    for (const std::string& line : losses_->unreported_lines(sim_->time()))
+        progress_.log_line(line);
+}
+
+void Run::print_loss_totals() {
+    report_unreported_losses();
+    for (const std::string& line : losses_->total_lines())
+        out_ << "sluice: " << line << "\n";
 }
 
 void Run::finish_summary(const std::string& status, const std::string& failure) {
@@ -283,6 +300,7 @@ void Run::finish_summary(const std::string& status, const std::string& failure) 
     summary_.status = status;
     summary_.failure = failure;
     summary_.final_counts = run_counts(*sim_, comm_);
+    summary_.losses = losses_->summary();
     summary_.steps = sim_->steps();
     summary_.simulated_time = sim_->time();
     summary_.stages = sim_->stage_times();
@@ -318,6 +336,7 @@ void Run::finish_summary(const std::string& status, const std::string& failure) 
 /// and writes its piece of the failing state.
 int Run::failed(const SimulationFailure& failure) {
     progress_.finish();
+    print_loss_totals();
     if (root_)
         std::cerr << "sluice: " << failure.what() << "\n";
     const std::filesystem::path path = output_->write_failure(sim_->snapshot());
@@ -344,6 +363,7 @@ int Run::failed(const SimulationFailure& failure) {
 
 int Run::stopped() {
     progress_.finish();
+    print_loss_totals();
     if (root_)
         std::cerr << "sluice: interrupted at t = " << sim_->time() << " s; writing a checkpoint\n";
     // The state goes to the checkpoint only: a snapshot here would be a frame that an
@@ -375,17 +395,28 @@ int Run::execute() {
     progress_.finish();
     if (output_times_.empty() || output_times_.back() < sim_->time())
         write_snapshot();
+    report_unreported_losses();
     // So that --restart continues from here to a later end time (unless the interval just did),
     // never from an older checkpoint that would drop this run's newer output.
     if (last_checkpoint_step_ != sim_->steps())
         store_checkpoint(make_checkpoint(sim_->save_state()), "end of run");
-    finish_summary("completed", ""); // flushes the writer first
+    // More fluid lost than allowed: the output is complete, but the run says so and fails.
+    const bool lost = losses_->exceeded();
+    finish_summary(lost ? "lost_particles" : "completed",
+                   lost ? losses_->limit_message() : ""); // flushes the writer first
     out_ << "sluice: done, " << sim_->steps() << " steps to t = " << sim_->time() << " s in "
          << summary_.wall_time << " s wall; " << output_->snapshots() << " snapshots, "
-         << summary_.final_counts.excluded << " particle(s) excluded\n"
-         << performance_lines(summary_) << decomposition_lines(summary_) << "sluice: open "
+         << summary_.final_counts.excluded << " particle(s) excluded\n";
+    print_loss_totals();
+    out_ << performance_lines(summary_) << decomposition_lines(summary_) << "sluice: open "
          << (output_dir_ / (c_.name + ".pvd")).string() << " in ParaView\n";
-    return exit_ok;
+    if (!lost)
+        return exit_ok;
+    if (root_)
+        std::cerr << "sluice: error: " << losses_->limit_message()
+                  << "; the output is complete, but the run ends with exit code "
+                  << exit_lost_particles << "\n";
+    return exit_lost_particles;
 }
 
 } // namespace sluice

@@ -7,6 +7,7 @@
 
 #include "app/cli_progress.h"
 #include "app/command_line.h"
+#include "app/particle_losses.h"
 #include "app/restart.h"
 #include "app/step_loop.h"
 #include "app/tune.h"
@@ -30,7 +31,7 @@ namespace sluice {
 class Communicator;
 
 /// One run, from its set-up simulation to summary.json: the output, the cadences' actions and
-/// the ways a run ends (completed, failed, interrupted).
+/// the ways a run ends (completed, lost particles, failed, interrupted).
 class Run {
 public:
     using Clock = std::chrono::steady_clock;
@@ -47,7 +48,8 @@ public:
           loop_(*sim_) {}
 
     /// Runs to the case's end time, or until a failure or an interrupt (SIGINT, SIGTERM).
-    /// \returns exit_ok, exit_simulation_failure or exit_interrupted.
+    /// \returns exit_ok, exit_lost_particles (the end reached, but more fluid lost than
+    ///          <run maxLoss> allows), exit_simulation_failure or exit_interrupted.
     int execute();
 
 private:
@@ -59,6 +61,8 @@ private:
     void store_checkpoint(const Checkpoint& k, const char* why);
     void write_snapshot();
     bool after_step();
+    void report_unreported_losses(); ///< the exclusions counted since the last output time
+    void print_loss_totals();
     void finish_summary(const std::string& status, const std::string& failure);
     int failed(const SimulationFailure& failure);
     int stopped();
@@ -91,7 +95,7 @@ private:
     // that fails can still leave a checkpoint to continue from (e.g. with a smaller cfl).
     std::optional<Checkpoint> last_good_;
     std::optional<std::uint64_t> last_checkpoint_step_;
-    std::uint64_t excluded_count_ = 0;
+    std::optional<ParticleLosses> losses_; ///< from start_summary on
     double output_seconds_ = 0.0, checkpoint_seconds_ = 0.0, gauge_seconds_ = 0.0;
 };
 

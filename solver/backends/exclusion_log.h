@@ -16,16 +16,17 @@ public:
     explicit ExclusionLog(std::size_t particles = 0) : recorded_(particles, false) {}
 
     /// Records the particles ids[0, count) (excluded at the end of `step`, time `time`) that
-    /// were not recorded before; position_of(k) gives the position (x, y, z) of ids[k].
-    template <class PositionOfT>
+    /// were not recorded before; position_of(k) gives the position (x, y, z) of ids[k] and
+    /// type_of(k) its ParticleType.
+    template <class PositionOfT, class TypeOfT>
     void record(std::uint32_t count, const std::uint32_t* ids, PositionOfT position_of,
-                std::uint64_t step, double time) {
+                TypeOfT type_of, std::uint64_t step, double time) {
         const std::size_t first = pending_.size();
         for (std::uint32_t k = 0; k < count; ++k) {
             if (recorded_[ids[k]])
                 continue;
             recorded_[ids[k]] = true;
-            pending_.push_back({ids[k], step, time, position_of(k)});
+            pending_.push_back({ids[k], step, time, position_of(k), type_of(k)});
         }
         std::sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
                   [](const Exclusion& a, const Exclusion& b) { return a.id < b.id; });

@@ -40,14 +40,17 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// A fluid particle that left the domain. The first neighbour-structure build that finds it
-/// outside excludes it: from then on it is frozen, invisible to every neighbour query, left out
-/// of snapshots and counted in ParticleCounts::excluded.
+/// A particle that left the domain. The first neighbour-structure build that finds it outside
+/// excludes it: from then on it is frozen, invisible to every neighbour query, left out of
+/// snapshots and counted in ParticleCounts::excluded. It is fluid but for a wall particle whose
+/// object left the domain (the reader refuses a prescribed motion that leaves it; the type is
+/// kept so that such a loss is reported apart from the fluid's, app/particle_losses.h).
 struct Exclusion {
     std::uint32_t id = 0;
     std::uint64_t step = 0;          ///< the step (1-based) during which it was excluded
     double time = 0.0;               ///< s, the time at the end of that step
     std::array<float, 3> position{}; ///< m, where it stays frozen (2D: y = 0)
+    ParticleType type = ParticleType::fluid;
 };
 
 class Simulation {

@@ -131,6 +131,9 @@ struct RunControl {
     /// A run over several processes: steps between load balances (the slab faces move to even
     /// out the measured step time); 0 = the faces stay where the particle counts put them.
     int balance_interval = 100;
+    /// %, the share of the fluid particles (at t = 0) that may leave the domain: a run that
+    /// loses more ends with exit_lost_particles (app/particle_losses.h). In [0, 100].
+    double max_loss_percent = 1.0;
 };
 
 /// How snapshots are written (`<output>`, cases/README.md).

@@ -364,6 +364,8 @@ void read_run(const Element& e, RunControl& run, const std::string& case_name) {
     run.output_interval = e.number("outputInterval", greater_than(0)).value_or(run.output_interval);
     run.checkpoint_interval = e.number("checkpointInterval", greater_than(0));
     run.balance_interval = e.integer("balanceInterval", at_least(0)).value_or(run.balance_interval);
+    run.max_loss_percent =
+        e.number("maxLoss", Range{0.0, true, 100.0, true}).value_or(run.max_loss_percent);
     run.output_dir = e.text("output").value_or("out/" + case_name);
     if (trim(run.output_dir).empty())
         e.fail_attribute("output",
@@ -604,7 +606,7 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
     if (const XMLElement* x = s.single("run"))
         read_run(Element(r, *x,
                          {"endTime", "outputInterval", "output", "checkpointInterval",
-                          "balanceInterval"}),
+                          "balanceInterval", "maxLoss"}),
                  c.run, c.name);
     if (overrides.end_time)
         c.run.end_time = *overrides.end_time;

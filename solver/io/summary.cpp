@@ -26,6 +26,15 @@ Json counts(const ParticleCounts& c) {
     return Json{{"fluid", c.fluid}, {"boundary", c.boundary}, {"excluded", c.excluded}};
 }
 
+Json losses(const LossSummary& l) {
+    return Json{{"fluid", l.fluid},
+                {"fluid_at_start", l.fluid_at_start},
+                {"fluid_percent", number(l.fluid_percent)},
+                {"boundary", l.boundary},
+                {"max_fluid_percent", number(l.max_fluid_percent)},
+                {"exceeded", l.exceeded}};
+}
+
 /// s spent in the step's own stages.
 double step_seconds(const RunSummary& s) {
     double total = 0.0;
@@ -127,6 +136,7 @@ void write_summary_json(const std::filesystem::path& path, const RunSummary& s) 
               {"status", s.status},
               {"failure", s.failure},
               {"particles", {{"initial", counts(s.initial)}, {"final", counts(s.final_counts)}}},
+              {"lost_particles", losses(s.losses)},
               {"steps", s.steps},
               {"simulated_time_s", number(s.simulated_time)},
               {"end_time_s", number(s.end_time)},

@@ -65,6 +65,17 @@ struct DecompositionSummary {
     std::vector<std::pair<std::uint64_t, std::vector<double>>> balance_history;
 };
 
+/// The particles that left the domain since t = 0 (a restarted run's included) and the share
+/// of the fluid a run may lose (app/particle_losses.h).
+struct LossSummary {
+    std::uint64_t fluid = 0;          ///< fluid particles excluded
+    std::uint64_t fluid_at_start = 0; ///< fluid particles at t = 0
+    double fluid_percent = 0.0;       ///< 100 · fluid / fluid_at_start
+    std::uint64_t boundary = 0;       ///< boundary particles excluded (with an object that left)
+    double max_fluid_percent = 1.0;   ///< --max-loss, <run maxLoss>
+    bool exceeded = false;            ///< fluid_percent > max_fluid_percent
+};
+
 /// Everything summary.json records about one run.
 struct RunSummary {
     std::string version;                   ///< sluice's (SLUICE_VERSION)
@@ -73,10 +84,13 @@ struct RunSummary {
     std::string case_file;
     std::string backend;          ///< "cpu" or "cuda"
     std::string neighbour_module; ///< e.g. "counting-sort/strips/0.5"
-    std::string status;           ///< "completed" or "failed"
-    std::string failure;          ///< message when failed, else empty
-    ParticleCounts initial;       ///< at t = 0
-    ParticleCounts final_counts;  ///< at the end (excluded > 0 if particles left the domain)
+    /// "completed", "lost_particles" (completed, but lost more fluid than allowed), "failed"
+    /// or "interrupted"
+    std::string status;
+    std::string failure;         ///< why, when not completed; else empty
+    ParticleCounts initial;      ///< at t = 0
+    ParticleCounts final_counts; ///< at the end (excluded > 0 if particles left the domain)
+    LossSummary losses;          ///< the particles lost since t = 0
     std::uint64_t steps = 0;
     double simulated_time = 0.0;   ///< s
     double end_time = 0.0;         ///< s, requested
@@ -118,8 +132,9 @@ std::string decomposition_lines(const RunSummary& summary);
 
 /// Writes `summary` as JSON to `path` (atomic_file.h). Keys, in this order: case, case_file,
 /// backend, neighbour_module, status, failure, particles {initial, final: {fluid, boundary,
-/// excluded}}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name: s, …, in
-/// order}, snapshots, h_m, c0_m_per_s, dp_m, checkpoints, restart (null, or {file, time_s,
+/// excluded}}, lost_particles {fluid, fluid_at_start, fluid_percent, boundary,
+/// max_fluid_percent, exceeded}, steps, simulated_time_s, end_time_s, wall_time_s, stages_s {name:
+/// s, …, in order}, snapshots, h_m, c0_m_per_s, dp_m, checkpoints, restart (null, or {file, time_s,
 /// step, processes} for a restarted run), output {compressor, level, fields, boundary, writers,
 /// bytes, writer_thread_s}, performance {particle_steps, million_particle_steps_per_s (over the
 /// wall time), step_million_particle_steps_per_s (over the step's stages), wall_share {stage:

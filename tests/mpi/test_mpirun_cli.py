@@ -49,6 +49,17 @@ LONG = """<sluice name="long" dimension="2">
 </sluice>
 """
 
+# Water thrown at 2.5 m/s towards the open right side of the tank: about a third of it leaves
+# the domain by t = 0.12 s (tests/solver/app/test_cli_losses.cpp runs it in one process).
+LEAKING = """<sluice name="leaking" dimension="2">
+  <geometry dp="0.02">
+    <fluid min="0 0" max="0.4 0.2" velocity="2.5 0"/>
+    <tank min="0 0" max="0.5 0.5" faces="bottom left"/>
+  </geometry>
+  <run endTime="0.12" outputInterval="0.02"/>
+</sluice>
+"""
+
 
 def mpirun(*args):
     return ["mpirun", "-np", "2", SLUICE, *args]
@@ -192,6 +203,29 @@ class MpirunCli(unittest.TestCase):
             self.assertEqual(f.read().count("<Piece "), 3)
         with open(os.path.join(run, "long_0004.pvtp")) as f:
             self.assertEqual(f.read().count("<Piece "), 2)
+
+    def test_lost_fluid_is_counted_over_every_process(self):
+        """The slab faces cut the leaking water: every process counts every exclusion, the first
+        prints them (five named, then counts per interval), and all end with exit code 4."""
+        self.write("leaking.xml", LEAKING)
+        r = subprocess.run(mpirun("run", "leaking.xml", "--backend", "cpu", "--out", "run"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        with open(os.path.join(self.dir, "run", "summary.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(summary["status"], "lost_particles")
+        lost = summary["lost_particles"]
+        self.assertTrue(lost["exceeded"])
+        self.assertEqual(lost["fluid"], summary["particles"]["final"]["excluded"])
+        self.assertEqual(lost["fluid_at_start"], summary["particles"]["initial"]["fluid"])
+        self.assertGreater(lost["fluid"], lost["fluid_at_start"] // 4)
+        self.assertEqual(sum(p["particles"]["excluded"]
+                             for p in summary["decomposition"]["per_process"]), lost["fluid"])
+        # The log lines go where the progress goes (stderr), the end's to stdout.
+        self.assertEqual(r.stderr.count("left the domain at ("), 5, r.stderr)
+        self.assertIn(f"total {lost['fluid']}, ", r.stderr)
+        self.assertIn(f"{lost['fluid']} of {lost['fluid_at_start']} fluid particles (", r.stdout)
+        self.assertEqual(r.stderr.count("sluice: error: "), 1, r.stderr)
 
     def test_bench_reports_every_process(self):
         self.write("fails.xml", FAILING.replace('<physics densityMax="1.003"/>', ""))

@@ -100,7 +100,8 @@ void record_exclusions(CpuState<D>& s) {
     if (!s.comm) {
         s.exclusions.record(
             s.size() - s.active, s.id.data() + s.active,
-            [&](std::uint32_t k) { return to_array3(s.position[s.active + k]); }, s.steps, s.time);
+            [&](std::uint32_t k) { return to_array3(s.position[s.active + k]); },
+            [&](std::uint32_t k) { return s.type[s.active + k]; }, s.steps, s.time);
         return;
     }
     std::vector<std::uint32_t> ids, index; // owned ones only: a halo copy's owner records it
@@ -111,7 +112,8 @@ void record_exclusions(CpuState<D>& s) {
         }
     s.exclusions.record(
         static_cast<std::uint32_t>(ids.size()), ids.data(),
-        [&](std::uint32_t k) { return to_array3(s.position[index[k]]); }, s.steps, s.time);
+        [&](std::uint32_t k) { return to_array3(s.position[index[k]]); },
+        [&](std::uint32_t k) { return s.type[index[k]]; }, s.steps, s.time);
 }
 
 } // namespace

@@ -170,11 +170,14 @@ void CudaSimulation<D>::record_exclusions() {
     const std::uint32_t tail = n_ - binned_;
     std::vector<std::uint32_t> id(tail);
     std::vector<Vec<D>> position(tail);
+    std::vector<Float4> motion(tail); // the type is the sign of the density it packs
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(id.data(), id_[current_].get() + binned_,
                                       tail * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       stream_));
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(position.data(), positions() + binned_, tail * sizeof(Vec<D>),
                                       cudaMemcpyDeviceToHost, stream_));
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(motion.data(), motion_[current_].get() + binned_,
+                                      tail * sizeof(Float4), cudaMemcpyDeviceToHost, stream_));
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (comm_) { // a halo copy's owner records it
         std::vector<std::uint32_t> tags(tail);
@@ -185,14 +188,18 @@ void CudaSimulation<D>::record_exclusions() {
             if (!is_halo(tags[k])) {
                 id[kept] = id[k];
                 position[kept] = position[k];
+                motion[kept] = motion[k];
                 ++kept;
             }
         id.resize(kept);
         position.resize(kept);
+        motion.resize(kept);
     }
     exclusions_.record(
         static_cast<std::uint32_t>(id.size()), id.data(),
-        [&](std::uint32_t k) { return to_array3(plain_position(position[k])); }, steps_, time_);
+        [&](std::uint32_t k) { return to_array3(plain_position(position[k])); },
+        [&](std::uint32_t k) { return decode_type(motion_signed_density<D>(motion[k])); }, steps_,
+        time_);
 }
 
 template void CudaSimulation<2>::finish_step();

@@ -37,6 +37,7 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
     s.failure = "step 12: density \"NaN\" at C:\\particles\nid 7\t(fluid)\x01";
     s.initial = {1000, 200, 0};
     s.final_counts = {990, 200, 10};
+    s.losses = {10, 1000, 1.0, 0, 0.5, true};
     s.steps = 123456789012ull;
     s.simulated_time = 0.1;
     s.end_time = 1.0 / 3.0;
@@ -67,6 +68,7 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
                                               "status",
                                               "failure",
                                               "particles",
+                                              "lost_particles",
                                               "steps",
                                               "simulated_time_s",
                                               "end_time_s",
@@ -104,6 +106,13 @@ TEST_F(SummaryTest, SummaryJsonParsesAndHoldsEveryValue) {
     EXPECT_EQ(final_counts["fluid"], 990);
     EXPECT_EQ(final_counts["boundary"], 200);
     EXPECT_EQ(final_counts["excluded"], 10);
+    const Json& lost = j["lost_particles"];
+    EXPECT_EQ(lost["fluid"], 10);
+    EXPECT_EQ(lost["fluid_at_start"], 1000);
+    EXPECT_EQ(lost["fluid_percent"].get<double>(), 1.0);
+    EXPECT_EQ(lost["boundary"], 0);
+    EXPECT_EQ(lost["max_fluid_percent"].get<double>(), 0.5);
+    EXPECT_EQ(lost["exceeded"], true);
     ASSERT_TRUE(j["steps"].is_number_unsigned());
     EXPECT_EQ(j["steps"].get<std::uint64_t>(), 123456789012ull); // exact, not via a double
     EXPECT_EQ(j["snapshots"], 17);
