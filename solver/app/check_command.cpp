@@ -149,9 +149,10 @@ void print_gauges(std::ostream& out, const Case& c, double support) {
     if (c.gauges.gauges.empty())
         return;
     const GaugePlan plan(c, support);
-    out << "  gauges          " << plan.columns().size() << " columns in gauges.csv every "
-        << c.gauges.interval << " s (" << plan.request().points.size() << " fluid and "
-        << plan.request().wall_points.size() << " wall sample points)\n";
+    const std::size_t columns = plan.columns().size();
+    out << "  gauges          " << columns << (columns == 1 ? " column" : " columns")
+        << " in gauges.csv every " << c.gauges.interval << " s (" << plan.request().points.size()
+        << " fluid and " << plan.request().wall_points.size() << " wall sample points)\n";
 }
 
 /// The neighbour grid, the memory estimate for `particles` particles, the run's times and the
