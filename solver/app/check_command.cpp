@@ -1,11 +1,13 @@
 // `sluice check CASE.xml`: validates a case and prints what a run would use.
 
+#include "app/check_case.h"
 #include "app/command_line.h"
 
 #include "app/preflight.h"
 
 #include "backends/backend_options.h"
 #include "case/constants.h"
+#include "case/gauge_plan.h"
 #include "case/motion_table.h"
 #include "case/particles.h"
 #include "case/resolution_checks.h"
@@ -104,13 +106,18 @@ std::string wave_maker_text(const WaveMakerMotion& m) {
     return t.str();
 }
 
-/// The boundary objects: each one's particles, name, motion; the damping zones.
-void print_objects(std::ostream& out, const Case& c, const ParticleSet& particles) {
+/// The boundary objects: each one's particles (when generated), name, motion; the damping
+/// zones. The motion tables are a run's (run_motion_tables), and every moving object's swept box
+/// is worked out as the reader's default domain does.
+void print_objects(std::ostream& out, const Case& c, const ParticleSet* particles) {
     const std::vector<BoundaryObjectRef> objects = boundary_objects(c);
-    for (std::size_t k = 0; k < objects.size() && k < particles.objects.size(); ++k) {
+    for (std::size_t k = 0; k < objects.size(); ++k) {
         const ObjectProperties& p = *objects[k].properties;
         out << (k ? "                  " : "  objects         ") << objects[k].element << " (line "
-            << objects[k].where.line << ", " << particles.objects[k].count << " particles)";
+            << objects[k].where.line;
+        if (particles && k < particles->objects.size())
+            out << ", " << particles->objects[k].count << " particles";
+        out << ")";
         if (!p.name.empty())
             out << " '" << p.name << "': force and moment in forces.csv";
         if (p.motion) {
@@ -125,55 +132,93 @@ void print_objects(std::ostream& out, const Case& c, const ParticleSet& particle
         }
         out << "\n";
     }
-    if (has_motion(c))
-        out << "  wall speed      at most " << make_motion_tables(c, c.run.end_time).speed_bound
-            << " m/s over the run\n";
+    if (has_motion(c)) {
+        const MotionTables tables = run_motion_tables(c);
+        for (std::size_t k = 0; k < objects.size(); ++k)
+            if (objects[k].properties->motion)
+                swept_box(tables, static_cast<std::uint32_t>(k), objects[k].box, c.run.end_time);
+        out << "  wall speed      at most " << tables.speed_bound << " m/s over the run\n";
+    }
     for (const DampingZone& z : c.damping)
         out << "  damping         line " << z.line << ": over " << (z.end - z.start).norm()
             << " m, reduction " << z.reduction << " 1/s\n";
 }
 
+/// The gauges' line: the columns of gauges.csv and the points sampled, from the plan a run
+/// makes (case/gauge_plan.h), so that a gauge the plan cannot make fails here, not in a run.
+void print_gauges(std::ostream& out, const Case& c, double support) {
+    if (c.gauges.gauges.empty())
+        return;
+    const GaugePlan plan(c, support);
+    const std::size_t columns = plan.columns().size();
+    out << "  gauges          " << columns << (columns == 1 ? " column" : " columns")
+        << " in gauges.csv every " << c.gauges.interval << " s (" << plan.request().points.size()
+        << " fluid and " << plan.request().wall_points.size() << " wall sample points)\n";
+}
+
+/// The neighbour grid, the memory estimate for `particles` particles, the run's times and the
+/// snapshots' settings.
+void print_setup(std::ostream& out, const Case& c, std::uint64_t particles, double support) {
+    const MemoryEstimate memory = estimate_cpu_memory(c, particles);
+    out << "  neighbours      " << c.neighbours.name() << ", grid "
+        << grid_dims_text(neighbour_grid(c)) << " = " << memory.bins << " bins of "
+        << c.neighbours.bin_width * support << " m"
+        << (c.neighbours_auto ? " (auto: run times every module first and takes the fastest)" : "")
+        << "\n"
+        << "  memory (est.)   " << format_bytes(static_cast<double>(memory.total())) << " ("
+        << memory.bytes_per_particle << " B per particle + "
+        << format_bytes(static_cast<double>(memory.grid_bytes)) << " grid) on the CPU backend\n"
+        << "  run             end time " << c.run.end_time << " s, output every "
+        << c.run.output_interval << " s to " << c.run.output_dir << "\n"
+        << "  snapshots       " << to_string(c.output.format.compressor)
+        << (c.output.format.level ? " level " + std::to_string(c.output.format.level) : "")
+        << ", fields: id type " << fields_to_string(c.output.format) << ", walls "
+        << (c.output.boundary_only_first ? "in the first only" : "in every snapshot") << ", "
+        << (c.output.writers ? c.output.writers : default_writer_count()) << " writer thread(s)\n";
+}
+
 } // namespace
+
+void check_case(std::ostream& out, const Case& c, Backend backend, const CheckLimits& limits) {
+    PreflightReport preflight_report = preflight(c, backend);
+    if (limits.host_memory > 0.0 && (preflight_report.host_available <= 0.0 ||
+                                     limits.host_memory < preflight_report.host_available))
+        preflight_report.host_available = limits.host_memory;
+    print_preflight(out, preflight_report, backend);
+    out.flush();
+    require_fits(preflight_report, backend);
+    const double estimate = preflight_report.particles.total();
+    if (estimate > limits.max_generated_particles) {
+        out << "  particles       not generated: about " << format_count(estimate)
+            << " estimated, above this check's limit of "
+            << format_count(limits.max_generated_particles) << "\n";
+        const double support = 2.0 * smoothing_length(c);
+        print_objects(out, c, nullptr);
+        print_gauges(out, c, support);
+        print_setup(out, c, static_cast<std::uint64_t>(estimate), support);
+        return;
+    }
+    const ParticleSet particles = generate_particles(c);
+    const DerivedConstants& k = particles.constants;
+    out << "  particles       " << particles.size() << " (" << particles.fluid_count << " fluid, "
+        << particles.boundary_count << " boundary)\n"
+        << "  dp              " << c.dp << " m\n";
+    if (const std::string note = dp_override_note(c); !note.empty())
+        out << "                  (" << note << ")\n";
+    print_wall_normals(out, c, particles);
+    print_objects(out, c, &particles);
+    print_gauges(out, c, k.support);
+    out << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
+        << "  c0              " << k.speed_of_sound << " m/s\n"
+        << "  initial dt      " << k.initial_dt << " s\n";
+    print_setup(out, c, particles.size(), k.support);
+}
 
 int check_command(const Options& o) {
     const Case c = load_case(o);
     std::cout << o.case_path << ": valid\n"
               << "  case            " << c.name << " (" << c.dimension << "D)\n";
-    const PreflightReport preflight_report = preflight(c, o.backend);
-    print_preflight(std::cout, preflight_report, o.backend);
-    std::cout.flush();
-    require_fits(preflight_report, o.backend);
-    const ParticleSet particles = generate_particles(c);
-    const DerivedConstants& k = particles.constants;
-    std::cout << "  particles       " << particles.size() << " (" << particles.fluid_count
-              << " fluid, " << particles.boundary_count << " boundary)\n"
-              << "  dp              " << c.dp << " m\n";
-    if (const std::string note = dp_override_note(c); !note.empty())
-        std::cout << "                  (" << note << ")\n";
-    print_wall_normals(std::cout, c, particles);
-    print_objects(std::cout, c, particles);
-    std::cout << "  h               " << k.h << " m (support 2h = " << k.support << " m)\n"
-              << "  c0              " << k.speed_of_sound << " m/s\n"
-              << "  initial dt      " << k.initial_dt << " s\n";
-    const MemoryEstimate memory = estimate_cpu_memory(c, particles.size());
-    std::cout << "  neighbours      " << c.neighbours.name() << ", grid "
-              << grid_dims_text(neighbour_grid(c)) << " = " << memory.bins << " bins of "
-              << c.neighbours.bin_width * k.support << " m"
-              << (c.neighbours_auto ? " (auto: run times every module first and takes the fastest)"
-                                    : "")
-              << "\n"
-              << "  memory (est.)   " << format_bytes(static_cast<double>(memory.total())) << " ("
-              << memory.bytes_per_particle << " B per particle + "
-              << format_bytes(static_cast<double>(memory.grid_bytes))
-              << " grid) on the CPU backend\n"
-              << "  run             end time " << c.run.end_time << " s, output every "
-              << c.run.output_interval << " s to " << c.run.output_dir << "\n"
-              << "  snapshots       " << to_string(c.output.format.compressor)
-              << (c.output.format.level ? " level " + std::to_string(c.output.format.level) : "")
-              << ", fields: id type " << fields_to_string(c.output.format) << ", walls "
-              << (c.output.boundary_only_first ? "in the first only" : "in every snapshot") << ", "
-              << (c.output.writers ? c.output.writers : default_writer_count())
-              << " writer thread(s)\n";
+    check_case(std::cout, c, o.backend);
     return exit_ok;
 }
 
