@@ -1,5 +1,6 @@
 #include "case/particles.h"
 
+#include "case/case_reader.h"
 #include "case/constants.h"
 
 #include <algorithm>
@@ -330,6 +331,13 @@ ParticleSet generate_particles(const Case& c) {
     };
     fill_regions(fluids, c, ParticleType::fluid, velocities, in_obstacle, s);
     s.fluid_count = s.size() - s.boundary_count;
+    // A shape may leave out the lattice points inside obstacles: one that covers all the fluid
+    // leaves a case without water (and without a speed of sound to derive from its height).
+    if (s.fluid_count == 0)
+        throw CaseError(c.fluids.front().where.file, c.fluids.front().where.line,
+                        "<fluid> holds no particle at dp = " + std::to_string(c.dp) +
+                            " m: every lattice point of the fluid regions lies inside an "
+                            "obstacle");
 
     if (s.fluid_count > 0) {
         double z_lo = HUGE_VAL, z_hi = -HUGE_VAL;
