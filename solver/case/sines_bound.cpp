@@ -163,6 +163,7 @@ void SinesRange::build_table() {
             inverse_fft(f2_fft_);
             h_ = h;
             samples_ = static_cast<std::int64_t>(samples);
+            evaluate(span_, end_f_, end_f2_);
             // The FFT (about u log₂L Σ|c| per output, taken 16-fold), the factor e^{iω_0 τ}
             // (argument within 2u ω_0 τ) and the frequencies' mismatch.
             const double fft =
@@ -180,15 +181,21 @@ void SinesRange::build_table() {
     const auto samples = static_cast<std::int64_t>(std::max(1.0, std::min(wanted, affordable)));
     h_ = span_ / static_cast<double>(samples);
     samples_ = samples;
-    f_.resize(static_cast<std::size_t>(samples + 1));
-    f2_.resize(static_cast<std::size_t>(samples + 1));
-    for (std::int64_t j = 0; j <= samples; ++j)
+    f_.resize(static_cast<std::size_t>(samples));
+    f2_.resize(static_cast<std::size_t>(samples));
+    for (std::int64_t j = 0; j < samples; ++j)
         evaluate(static_cast<double>(j) * h_, f_[j], f2_[j]);
+    evaluate(span_, end_f_, end_f2_);
     table_rounding_f_ = rounding_f_;
     table_rounding_f2_ = rounding_f2_;
 }
 
 void SinesRange::sample(std::int64_t j, double& f, double& f2) const {
+    if (j == samples_) { // the span's end, which the last interval ends at
+        f = end_f_;
+        f2 = end_f2_;
+        return;
+    }
     if (f_fft_.empty()) {
         f = f_[static_cast<std::size_t>(j)];
         f2 = f2_[static_cast<std::size_t>(j)];
@@ -237,7 +244,7 @@ Range SinesRange::over(double tau0, double tau1) {
         }
         work_ += static_cast<double>(j1 - j0 + 1);
         r = intersect(r, {table.lo - values, table.hi + values});
-        if (j1 - j0 == 1 && tau1 - tau0 < h_) { // within one interval: its own ends
+        if (j1 - j0 <= 2) { // within about one interval: its own ends
             evaluate(tau0, f_a, f2_a);
             evaluate(tau1, f_b, f2_b);
             const Range ends =

@@ -8,13 +8,15 @@
 /// Three bounds, intersected:
 /// - per component, exactly: a sin(u) over the argument interval [ω τ0 + φ, ω τ1 + φ] is a at
 ///   its ends or ±|a| where it passes π/2 + kπ; their sum holds f (exact for one component);
-/// - a table of f and f'' at τ_j = j h (ω_max h ≤ 1/4): on [τ_j, τ_j+1] f lies within
+/// - a table of f and f'' at τ_j = j h (ω_max h ≤ 1/4) and at the span's end: on each interval
+///   [τ_j, τ_j+1] f lies within
 ///   E = h²/8 · max|f''| of its chord (the interpolation error of a linear function, Süli &
 ///   Mayers 2003, Theorem 6.2), and max|f''| ≤ max(|f''_j|, |f''_j+1|) + h²/8 · A4 by the same
 ///   theorem applied to f'' (A4 = Σ|a_i| ω_i⁴ ≥ |f''''|). Unlike A2 h²/8 (A2 = Σ|a_i| ω_i²), which
 ///   grows as √N for N random-phase components, the local |f''| is of the order of the motion's
 ///   own curvature, so the table is tight for a JONSWAP sea of 10,000 components;
-/// - below one table interval, f and f'' evaluated at the interval's ends, with the same E.
+/// - over an interval that meets at most two of the table's, f and f'' evaluated at its ends,
+///   with the same E.
 ///
 /// The table: when the frequencies are equally spaced (ω_i = ω_0 + i Δω, as every wave maker's
 /// and sinusoidal motion's are), f(τ_j) = Im(e^{iω_0 τ_j} F_j) with F the inverse discrete
@@ -55,7 +57,8 @@ private:
     /// f and f'' at τ, summed directly.
     void evaluate(double tau, double& f, double& f2);
     void build_table();
-    /// f and f'' at τ_j = j h.
+    /// f and f'' at τ_j = j h, and at the span's end for j = samples_ (the last interval ends
+    /// there).
     void sample(std::int64_t j, double& f, double& f2) const;
     Range chord_range(double f_a, double f2_a, double f_b, double f2_b, double width) const;
 
@@ -74,6 +77,7 @@ private:
     double omega0_ = 0.0;
     std::vector<std::complex<double>> f_fft_, f2_fft_;
     std::vector<double> f_, f2_;
+    double end_f_ = 0.0, end_f2_ = 0.0;
     double table_rounding_f_ = 0.0, table_rounding_f2_ = 0.0;
 };
 
