@@ -49,14 +49,27 @@ double radius_about(const RigidPose& base, const Box& box, const Vector3d& p, co
     return r;
 }
 
-/// Σ|a_i| and Σ|a_i| ω_i of a segment's sines.
-void sine_sums(const MotionTables& t, const MotionSegmentData& s, double& amplitude, double& rate) {
+/// Bounds on |f| and |f'| of a segment's sines over τ ∈ [0, span]: f' = Σ a_i ω_i sin(ω_i τ +
+/// φ_i + π/2) is itself a sum of sinusoids, so both come from SinesRange (case/sines_bound.h),
+/// tight where Σ|a_i| and Σ|a_i ω_i| grow as √N for N random-phase components (a JONSWAP
+/// paddle of 10,000 components: some 30 times the motion's own); those sums where the span is
+/// not finite.
+void sine_sums(const MotionTables& t, const MotionSegmentData& s, double span, double& amplitude,
+               double& rate) {
     amplitude = rate = 0.0;
+    std::vector<SineComponent> derivative;
     for (std::uint32_t i = 0; i < s.count; ++i) {
         const SineComponent& c = t.sines[s.first + i];
         amplitude += std::fabs(c.amplitude);
         rate += std::fabs(c.amplitude * c.omega);
+        derivative.push_back({c.amplitude * c.omega, c.omega, c.phase + 0.5 * pi});
     }
+    if (!std::isfinite(span) || s.count < 2)
+        return; // one sinusoid: the sums are its exact bounds
+    const auto largest = [](const Range& r) { return std::max(std::fabs(r.lo), std::fabs(r.hi)); };
+    amplitude = std::min(
+        amplitude, largest(SinesRange(t.sines.data() + s.first, s.count, span).over(0.0, span)));
+    rate = std::min(rate, largest(SinesRange(derivative.data(), s.count, span).over(0.0, span)));
 }
 
 /// No point of the object moves faster during the segment's part of [0, end_time] (m/s).
@@ -80,8 +93,8 @@ double segment_speed_bound(const MotionTables& t, const MotionSegmentData& s, do
     case SegmentKind::translation_sines:
     case SegmentKind::rotation_sines: {
         double amplitude, sum_rate;
-        sine_sums(t, s, amplitude, sum_rate);
-        // p' = r' f + r f': |r'| ≤ π/(2 ramp), |f| ≤ Σ|a|, r ≤ 1, |f'| ≤ Σ|a ω|
+        sine_sums(t, s, span, amplitude, sum_rate);
+        // p' = r' f + r f': |r'| ≤ π/(2 ramp), r ≤ 1
         rate = sum_rate + (s.ramp > 0.0 ? 0.5 * pi / s.ramp * amplitude : 0.0);
         break;
     }

@@ -28,8 +28,9 @@ struct MotionTables {
     std::vector<std::uint32_t> object_first{0}; ///< objects + 1 entries
     std::vector<char> moves;                    ///< per object: it has a motion
     /// m/s: no point of a moving object is faster at any time of [0, end_time] (the segments'
-    /// analytic bounds: polynomial profiles at their ends, |ω| or |v| times a sum's amplitudes
-    /// and the ramp's slope, a table's steepest interval).
+    /// analytic bounds: polynomial profiles at their ends, |ω| or |v| times the bound of a sum
+    /// of sinusoids' derivative and the ramp's slope times the sum's (case/sines_bound.h), a
+    /// table's steepest interval).
     double speed_bound = 0.0;
 
     std::uint32_t objects() const { return static_cast<std::uint32_t>(moves.size()); }

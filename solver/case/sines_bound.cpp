@@ -48,10 +48,19 @@ Range sin_range(double u0, double u1) {
     return r;
 }
 
+/// e^{+2πi k/L} for k < L/2, computed directly (not by recurrence).
+std::vector<std::complex<double>> twiddles(std::size_t length) {
+    std::vector<std::complex<double>> w(length / 2);
+    for (std::size_t k = 0; k < length / 2; ++k)
+        w[k] = std::polar(1.0, two_pi * static_cast<double>(k) / static_cast<double>(length));
+    return w;
+}
+
 /// In-place inverse DFT without normalisation, x_j ← Σ_k x_k e^{+2πi jk/L} (L = x.size(), a
-/// power of two): iterative radix-2 Cooley–Tukey with the twiddles computed directly (not by
-/// recurrence), so that each output is within about u log₂L · Σ|x_k| of the exact sum.
-void inverse_fft(std::vector<std::complex<double>>& x) {
+/// power of two; `twiddle` = twiddles(L)): iterative radix-2 Cooley–Tukey, so that each output
+/// is within about u log₂L · Σ|x_k| of the exact sum (the twiddles being correctly rounded).
+void inverse_fft(std::vector<std::complex<double>>& x,
+                 const std::vector<std::complex<double>>& twiddle) {
     const std::size_t n = x.size();
     for (std::size_t i = 1, j = 0; i < n; ++i) { // bit-reversal permutation
         std::size_t bit = n >> 1;
@@ -61,17 +70,14 @@ void inverse_fft(std::vector<std::complex<double>>& x) {
         if (i < j)
             std::swap(x[i], x[j]);
     }
-    std::vector<std::complex<double>> twiddle(n / 2);
-    for (std::size_t k = 0; k < n / 2; ++k)
-        twiddle[k] = std::polar(1.0, two_pi * static_cast<double>(k) / static_cast<double>(n));
     for (std::size_t length = 2; length <= n; length <<= 1) {
-        const std::size_t stride = n / length;
+        const std::size_t half = length / 2, stride = n / length;
         for (std::size_t start = 0; start < n; start += length)
-            for (std::size_t k = 0; k < length / 2; ++k) {
+            for (std::size_t k = 0; k < half; ++k) {
                 const std::complex<double> a = x[start + k];
-                const std::complex<double> b = x[start + k + length / 2] * twiddle[k * stride];
+                const std::complex<double> b = x[start + k + half] * twiddle[k * stride];
                 x[start + k] = a + b;
-                x[start + k + length / 2] = a - b;
+                x[start + k + half] = a - b;
             }
     }
 }
@@ -159,8 +165,9 @@ void SinesRange::build_table() {
                 f_fft_[i] = c_[i].amplitude * e;
                 f2_fft_[i] = -c_[i].amplitude * c_[i].omega * c_[i].omega * e;
             }
-            inverse_fft(f_fft_);
-            inverse_fft(f2_fft_);
+            const std::vector<std::complex<double>> w = twiddles(f_fft_.size());
+            inverse_fft(f_fft_, w);
+            inverse_fft(f2_fft_, w);
             h_ = h;
             samples_ = static_cast<std::int64_t>(samples);
             evaluate(span_, end_f_, end_f2_);

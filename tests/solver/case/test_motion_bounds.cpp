@@ -248,6 +248,24 @@ TEST(MotionBounds, SweptBoxHoldsEveryPoseAndIsTight) {
     }
 }
 
+TEST(MotionBounds, SpeedBoundOfAnIrregularPaddleIsItsOwn) {
+    // Σ|a_i ω_i| of 3000 random-phase components is some 20 times the paddle's top speed; the
+    // bound from the sum's derivative (a sum of sinusoids itself) is within the ramp's term
+    // (π/(2 t_ramp) max|f|, about a tenth) of the sampled top speed.
+    WaveMakerMotion m;
+    m.spec = jonswap(WaveMakerKind::piston, 3000);
+    const Box blade = box(0.05, 0.0, 0.1, 0.5);
+    const Case c = flume_with(blade, {segment(0.0, endless, m)}, 30.0);
+    const MotionTables t = make_motion_tables(c, 30.0);
+    double sum = 0.0;
+    for (const SineComponent& k : t.sines)
+        sum += std::fabs(k.amplitude * k.omega);
+    const Sampled s = sample(t, 1, blade, 30.0, 20000);
+    EXPECT_GE(t.speed_bound, s.speed);
+    EXPECT_LE(t.speed_bound, 1.25 * s.speed);
+    EXPECT_GT(sum, 10.0 * s.speed);
+}
+
 /// The first sample time at which a corner is beyond x_max by more than `beyond`.
 double first_sampled_beyond(const MotionTables& t, std::uint32_t k, const Box& b, double end_time,
                             double x_max, double beyond, int samples) {
