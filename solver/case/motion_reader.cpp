@@ -406,9 +406,12 @@ void check_objects(const Reader& r, const Case& c) {
         const BoundaryObjectRef o = boundary_objects(c)[exit->object];
         r.fail(o.properties->motion->line,
                "the <" + std::string(o.element) + "> at line " + std::to_string(o.where.line) +
-                   " leaves the domain " + describe_box(c, c.domain) +
-                   " at t = " + format_number(exit->time) +
-                   " s under its motion; give a larger <domain> or change the motion");
+                   (exit->proven ? " leaves the domain " : " may leave the domain ") +
+                   describe_box(c, c.domain) +
+                   (exit->proven ? " at t = " + format_number(exit->time) + " s"
+                                 : " by more than dp/100 from t = " + format_number(exit->time) +
+                                       " s (the check could not decide within its work limit)") +
+                   " under its motion; give a larger <domain> or change the motion");
     }
 }
 

@@ -1,5 +1,6 @@
 #include "case/motion_table.h"
 
+#include "case/motion_bounds.h"
 #include "case/state_conversion.h"
 
 #include <algorithm>
@@ -48,14 +49,27 @@ double radius_about(const RigidPose& base, const Box& box, const Vector3d& p, co
     return r;
 }
 
-/// Σ|a_i| and Σ|a_i| ω_i of a segment's sines.
-void sine_sums(const MotionTables& t, const MotionSegmentData& s, double& amplitude, double& rate) {
+/// Bounds on |f| and |f'| of a segment's sines over τ ∈ [0, span]: f' = Σ a_i ω_i sin(ω_i τ +
+/// φ_i + π/2) is itself a sum of sinusoids, so both come from SinesRange (case/sines_bound.h),
+/// tight where Σ|a_i| and Σ|a_i ω_i| grow as √N for N random-phase components (a JONSWAP
+/// paddle of 10,000 components: some 30 times the motion's own); those sums where the span is
+/// not finite.
+void sine_sums(const MotionTables& t, const MotionSegmentData& s, double span, double& amplitude,
+               double& rate) {
     amplitude = rate = 0.0;
+    std::vector<SineComponent> derivative;
     for (std::uint32_t i = 0; i < s.count; ++i) {
         const SineComponent& c = t.sines[s.first + i];
         amplitude += std::fabs(c.amplitude);
         rate += std::fabs(c.amplitude * c.omega);
+        derivative.push_back({c.amplitude * c.omega, c.omega, c.phase + 0.5 * pi});
     }
+    if (!std::isfinite(span) || s.count < 2)
+        return; // one sinusoid: the sums are its exact bounds
+    const auto largest = [](const Range& r) { return std::max(std::fabs(r.lo), std::fabs(r.hi)); };
+    amplitude = std::min(
+        amplitude, largest(SinesRange(t.sines.data() + s.first, s.count, span).over(0.0, span)));
+    rate = std::min(rate, largest(SinesRange(derivative.data(), s.count, span).over(0.0, span)));
 }
 
 /// No point of the object moves faster during the segment's part of [0, end_time] (m/s).
@@ -79,8 +93,8 @@ double segment_speed_bound(const MotionTables& t, const MotionSegmentData& s, do
     case SegmentKind::translation_sines:
     case SegmentKind::rotation_sines: {
         double amplitude, sum_rate;
-        sine_sums(t, s, amplitude, sum_rate);
-        // p' = r' f + r f': |r'| ≤ π/(2 ramp), |f| ≤ Σ|a|, r ≤ 1, |f'| ≤ Σ|a ω|
+        sine_sums(t, s, span, amplitude, sum_rate);
+        // p' = r' f + r f': |r'| ≤ π/(2 ramp), r ≤ 1
         rate = sum_rate + (s.ramp > 0.0 ? 0.5 * pi / s.ramp * amplitude : 0.0);
         break;
     }
@@ -238,8 +252,11 @@ MotionTables run_motion_tables(const Case& c) {
         const BoundaryObjectRef o = boundary_objects(c)[exit->object];
         throw std::invalid_argument(
             "the <" + std::string(o.element) + "> at line " + std::to_string(o.where.line) +
-            " leaves the domain under its motion at t = " + std::to_string(exit->time) +
-            " s, before the run's end at " + std::to_string(c.run.end_time) + " s");
+            (exit->proven ? " leaves the domain under its motion at t = "
+                          : " may leave the domain under its motion (by more than dp/100; the "
+                            "check could not decide within its work limit) from t = ") +
+            std::to_string(exit->time) + " s, before the run's end at " +
+            std::to_string(c.run.end_time) + " s");
     }
     return tables;
 }
@@ -250,76 +267,127 @@ RigidState object_state(const MotionTables& tables, std::uint32_t object, double
 
 namespace {
 
-/// Calls f(t, state) at the sample times of object k's segments within [0, end_time] (at least
-/// 512 per segment, its ends included, and no further apart than max_spacing, up to 10^7);
-/// returns the largest sample spacing.
-template <class F>
-double for_each_sample(const MotionTables& tables, std::uint32_t k, double end_time, F&& f,
-                       double max_spacing = HUGE_VAL) {
-    double spacing = 0.0;
-    for (std::uint32_t s = tables.object_first[k]; s < tables.object_first[k + 1]; ++s) {
-        const MotionSegmentData& seg = tables.segments[s];
-        const double a = std::min(seg.start, end_time), b = std::min(seg.end, end_time);
-        const int samples =
-            static_cast<int>(std::clamp(std::ceil((b - a) / max_spacing), 512.0, 1e7));
-        const double step = (b - a) / samples;
-        spacing = std::max(spacing, step);
-        for (int i = 0; i <= samples; ++i) {
-            const double time = i == samples ? b : a + i * step;
-            f(time, object_state(tables, k, time));
-        }
+/// The work that first_domain_exit may spend on a case beyond its tables (SegmentRange::work:
+/// about one sine and cosine each), some seconds at most; the search stops there, conservatively.
+constexpr double exit_search_work_limit = 3e7;
+
+/// The depth-first search of one object's first exit (first_domain_exit's contract).
+struct ExitSearch {
+    const Case& c;
+    MotionTablesView view;
+    int axes[3];
+    double tolerance; ///< a corner this far outside still counts as inside (m)
+    double slack;     ///< an excursion at most this far beyond may be missed (m)
+    double work_left;
+
+    /// A coordinate of b beyond the domain by more than `margin` on one of the case's axes.
+    bool beyond(const Box& b, double margin) const {
+        for (int a : axes)
+            if (b.min[a] < c.domain.min[a] - margin || b.max[a] > c.domain.max[a] + margin)
+                return true;
+        return false;
     }
-    return spacing;
-}
+
+    /// A corner outside the domain in the pose the segment reaches at τ (evaluated as a run
+    /// does).
+    bool outside_at(const MotionSegmentData& s, const std::vector<Vector3d>& corners, double tau) {
+        RigidState state;
+        segment_state(s, view, tau, state);
+        work_left -= s.count + 1.0;
+        Box b;
+        b.min.setConstant(HUGE_VAL);
+        b.max.setConstant(-HUGE_VAL);
+        for (const Vector3d& x : corners) {
+            const Vector3d p = apply(state.pose, x);
+            b.min = b.min.cwiseMin(p);
+            b.max = b.max.cwiseMax(p);
+        }
+        return beyond(b, tolerance);
+    }
+
+    /// The first exit within τ ∈ (τ0, τ1) of segment s, the poses at τ0 and τ1 being inside;
+    /// none past `limit` (absolute, s). Bisects where the corners' box over an interval reaches
+    /// beyond the domain by more than the slack; the left half first, so that the time found
+    /// is the first.
+    std::optional<DomainExit> search(SegmentRange& range, const MotionSegmentData& s,
+                                     const std::vector<Vector3d>& corners, double tau0, double tau1,
+                                     double limit, int depth) {
+        if (s.start + tau0 >= limit)
+            return std::nullopt;
+        const double before = range.work();
+        const Box b = range.corner_box(corners, tau0, tau1);
+        work_left -= range.work() - before;
+        if (!beyond(b, tolerance + slack))
+            return std::nullopt;
+        const double mid = 0.5 * (tau0 + tau1);
+        // Out of work, or an interval too short to split (a bound that cannot come within
+        // the slack there): maybe an exit, not a proven one.
+        if (work_left <= 0.0 || depth >= 100 || !(mid > tau0 && mid < tau1))
+            return DomainExit{0, s.start + tau0, false};
+        if (auto earlier = search(range, s, corners, tau0, mid, limit, depth + 1))
+            return earlier;
+        if (outside_at(s, corners, mid))
+            return DomainExit{0, s.start + mid, true};
+        return search(range, s, corners, mid, tau1, limit, depth + 1);
+    }
+};
 
 } // namespace
 
 Box swept_box(const MotionTables& tables, std::uint32_t object, const Box& box, double end_time) {
     Box swept = box;
     const std::vector<Vector3d> box_corners = corners(box);
-    const double spacing =
-        for_each_sample(tables, object, end_time, [&](double, const RigidState& state) {
-            for (const Vector3d& x : box_corners) {
-                const Vector3d p = apply(state.pose, x);
-                swept.min = swept.min.cwiseMin(p);
-                swept.max = swept.max.cwiseMax(p);
-            }
-        });
-    const double margin = tables.speed_bound * 0.5 * spacing;
-    swept.min.array() -= margin;
-    swept.max.array() += margin;
+    for (std::uint32_t k = tables.object_first[object]; k < tables.object_first[object + 1]; ++k) {
+        const MotionSegmentData& s = tables.segments[k];
+        if (!(s.start < end_time))
+            continue; // it rests where the segments before left it
+        SegmentRange range(tables, s, std::min(s.end, end_time) - s.start);
+        const Box b = range.corner_box(box_corners, 0.0, std::min(s.end, end_time) - s.start);
+        swept.min = swept.min.cwiseMin(b.min);
+        swept.max = swept.max.cwiseMax(b.max);
+    }
     return swept;
 }
 
 std::optional<DomainExit> first_domain_exit(const Case& c, const MotionTables& tables,
                                             double end_time) {
     const std::vector<BoundaryObjectRef> objects = boundary_objects(c);
-    const int axes[3] = {0, c.dimension == 3 ? 1 : 0, 2};
-    const double tolerance = 1e-6 * c.dp;
+    ExitSearch search{c,           tables.view(), {0, c.dimension == 3 ? 1 : 0, 2},
+                      1e-6 * c.dp, 0.01 * c.dp,   exit_search_work_limit};
     std::optional<DomainExit> first;
-    // Samples close enough that no corner moves more than dp/100 between two.
-    const double max_spacing =
-        tables.speed_bound > 0.0 ? 0.01 * c.dp / tables.speed_bound : HUGE_VAL;
+    const auto found = [&](std::uint32_t object, DomainExit exit) {
+        exit.object = object;
+        if (!first || exit.time < first->time ||
+            (exit.time == first->time && exit.proven && !first->proven))
+            first = exit;
+    };
     for (std::uint32_t k = 0; k < tables.objects(); ++k) {
         if (!tables.moves[k])
             continue;
         const std::vector<Vector3d> box_corners = corners(objects[k].box);
-        for_each_sample(
-            tables, k, end_time,
-            [&](double time, const RigidState& state) {
-                if (first && first->time <= time)
-                    return;
-                for (const Vector3d& x : box_corners) {
-                    const Vector3d p = apply(state.pose, x);
-                    for (int a : axes)
-                        if (p[a] < c.domain.min[a] - tolerance ||
-                            p[a] > c.domain.max[a] + tolerance) {
-                            first = DomainExit{k, time};
-                            return;
-                        }
-                }
-            },
-            max_spacing);
+        const double limit = first ? first->time : HUGE_VAL;
+        // At rest in its reference pose (the first segment's base) until its first segment
+        // starts; each later one starts where the one before it left the object (checked at
+        // that one's end).
+        for (std::uint32_t i = tables.object_first[k]; i < tables.object_first[k + 1]; ++i) {
+            const MotionSegmentData& s = tables.segments[i];
+            if (!(s.start < end_time) || !(s.start < limit))
+                break;
+            const double span = std::min(s.end, end_time) - s.start;
+            if (i == tables.object_first[k] && search.outside_at(s, box_corners, 0.0)) {
+                found(k, {0, 0.0, true});
+                break;
+            }
+            SegmentRange range(tables, s, span);
+            if (auto exit = search.search(range, s, box_corners, 0.0, span, limit, 0)) {
+                found(k, *exit);
+                break;
+            }
+            if (search.outside_at(s, box_corners, span)) {
+                found(k, {0, s.start + span, true});
+                break;
+            }
+        }
     }
     return first;
 }

@@ -28,8 +28,9 @@ struct MotionTables {
     std::vector<std::uint32_t> object_first{0}; ///< objects + 1 entries
     std::vector<char> moves;                    ///< per object: it has a motion
     /// m/s: no point of a moving object is faster at any time of [0, end_time] (the segments'
-    /// analytic bounds: polynomial profiles at their ends, |ω| or |v| times a sum's amplitudes
-    /// and the ramp's slope, a table's steepest interval).
+    /// analytic bounds: polynomial profiles at their ends, |ω| or |v| times the bound of a sum
+    /// of sinusoids' derivative and the ramp's slope times the sum's (case/sines_bound.h), a
+    /// table's steepest interval).
     double speed_bound = 0.0;
     /// The index in `segments` of the segment whose bound speed_bound is (for messages).
     std::uint32_t fastest_segment = 0;
@@ -49,23 +50,32 @@ MotionTables make_motion_tables(const Case& c, double end_time);
 /// make_motion_tables(c, c.run.end_time) for a run, checked against the domain (the reader
 /// checked the case's own end time; --end-time may ask for more).
 /// \throws std::invalid_argument naming the object and the time when a moving object leaves the
-///         domain before the run's end.
+///         domain before the run's end (or may: first_domain_exit's `proven`).
 MotionTables run_motion_tables(const Case& c);
 
 /// Object k's state at time t (s), on the host.
 RigidState object_state(const MotionTables& tables, std::uint32_t object, double t);
 
-/// The box that the box `box` of object k sweeps over [0, end_time] under its motion: its
-/// corners' poses sampled 512 times per segment, and grown by the distance it can move between
-/// samples (speed bound × half the spacing).
+/// A box that holds the box `box` of object k in every pose of its motion over [0, end_time]:
+/// per segment, the box of its corners over the segment's profile range (case/motion_bounds.h),
+/// no sampling. Exact (within rounding) for polynomial, table and single-sinusoid profiles over
+/// whole periods; a sum of sinusoids is bounded within E = h²/8 max|f''| of its tabulated values
+/// (case/sines_bound.h), about 1e-3 of its amplitude.
 Box swept_box(const MotionTables& tables, std::uint32_t object, const Box& box, double end_time);
 
-/// The first time in [0, end_time] at which a corner of a moving object's box leaves the case's
-/// domain, sampled so that no corner moves more than dp/100 between two samples (at least 512
-/// per segment), with that object's index; none when every one stays inside.
+/// A time in [0, end_time] at which a corner of a moving object's box is outside the case's
+/// domain (by more than 1e-6 dp), with that object's index, such that no corner went beyond
+/// the domain by more than dp/100 (+ 1e-6 dp) before it; none when no corner goes beyond by more
+/// than that. Found by bisecting each segment where the bound on its corners over an interval
+/// (case/motion_bounds.h) reaches beyond the domain by more than dp/100, and evaluating the pose
+/// at the midpoints; its time is then within (dp/100) / (the corner's speed) of the crossing.
+/// `proven` is false when the search ran out of its work limit (about 3e7 component
+/// evaluations) or of resolution before deciding: then `time` begins an interval over which a
+/// corner may pass beyond the domain by more than dp/100 (a conservative answer, never a miss).
 struct DomainExit {
     std::uint32_t object = 0;
     double time = 0.0;
+    bool proven = true;
 };
 std::optional<DomainExit> first_domain_exit(const Case& c, const MotionTables& tables,
                                             double end_time);

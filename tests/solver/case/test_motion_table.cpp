@@ -486,7 +486,7 @@ TEST(MotionTable, SweptBoxHoldsEverySampledPose) {
         SCOPED_TRACE(m.name);
         const MotionTables t = make_motion_tables(m.c, m.end_time);
         const Box swept = swept_box(t, 1, m.box, m.end_time);
-        // Dense samples, off the builder's 512 per segment.
+        // Dense samples.
         constexpr int samples = 30011;
         const double dt = m.end_time / samples;
         Box hull = m.box;
@@ -503,14 +503,9 @@ TEST(MotionTable, SweptBoxHoldsEverySampledPose) {
                 hull.max = hull.max.cwiseMax(x);
             }
         }
-        // Not looser than the builder's margin (speed bound × half its spacing) beyond the
-        // sampled hull, itself within speed bound × dt/2 of the true one.
-        double spacing = 0.0;
-        for (std::uint32_t k = t.object_first[1]; k < t.object_first[2]; ++k)
-            spacing = std::max(spacing, (std::min(t.segments[k].end, m.end_time) -
-                                         std::min(t.segments[k].start, m.end_time)) /
-                                            512.0);
-        const double slack = t.speed_bound * 0.5 * (spacing + dt) + 1e-12;
+        // Exact for these kinds (case/motion_bounds.h): beyond the sampled hull by no more than
+        // the hull misses the true one, speed bound × dt/2.
+        const double slack = t.speed_bound * 0.5 * dt + 1e-12;
         for (int a = 0; a < 3; ++a) {
             EXPECT_GE(swept.min[a], hull.min[a] - slack) << "axis " << a;
             EXPECT_LE(swept.max[a], hull.max[a] + slack) << "axis " << a;
@@ -541,9 +536,9 @@ TEST(MotionTable, FirstDomainExitOfATranslation) {
     const auto exit = first_domain_exit(c, t, 4.0);
     ASSERT_TRUE(exit.has_value());
     EXPECT_EQ(exit->object, 1u);
-    const double spacing = (4.0 - 0.5) / 512; // the sampling's
+    // Within the distance the contract lets pass, dp/100, at 1 m/s after the crossing.
     EXPECT_GE(exit->time, 2.5);
-    EXPECT_LE(exit->time, 2.5 + spacing * (1.0 + 1e-9));
+    EXPECT_LE(exit->time, 2.5 + 0.01 * c.dp / 1.0 + 1e-9);
     // None before it.
     EXPECT_FALSE(first_domain_exit(c, make_motion_tables(c, 2.4), 2.4).has_value());
     // run_motion_tables refuses the run, naming the object and the time.
@@ -575,8 +570,11 @@ TEST(MotionTable, FirstDomainExitOfARotation) {
     const auto exit = first_domain_exit(c, t, 3.0);
     ASSERT_TRUE(exit.has_value());
     EXPECT_EQ(exit->object, 1u);
+    // No later than where the corner is dp/100 (+ 1e-6 dp) above the top.
+    const double beyond = 0.8 + 0.01 * c.dp + 1e-6 * c.dp;
+    const double latest = std::asin(beyond / std::hypot(0.8, 0.05)) - std::atan2(0.05, 0.8);
     EXPECT_GE(exit->time, phi);
-    EXPECT_LE(exit->time, phi + 3.0 / 512 * (1.0 + 1e-9));
+    EXPECT_LE(exit->time, latest + 1e-9);
 }
 
 TEST(MotionTable, FirstDomainExitIsTheEarliestOfAllObjects) {
@@ -590,14 +588,14 @@ TEST(MotionTable, FirstDomainExitIsTheEarliestOfAllObjects) {
     ASSERT_TRUE(exit.has_value());
     EXPECT_EQ(exit->object, 2u);
     EXPECT_GE(exit->time, 0.6);
-    EXPECT_LE(exit->time, 0.6 + 3.0 / 512 * (1.0 + 1e-9));
+    EXPECT_LE(exit->time, 0.6 + 0.01 * c.dp / 2.0 + 1e-9);
 }
 
 /// A paddle that oscillates fast over a long run leaves the domain at its crests. Sampled 512
-/// times per segment, a period of exactly 5 sample spacings puts every sample at a phase of
-/// 2πk/5, where |sin| ≤ 0.951: a domain edge at 0.98 of the stroke is crossed at every crest
-/// but never at a sample. The exit must still be found (the swept box, for one, grows by the
-/// distance the object can move between samples).
+/// times per segment (as the check once did), a period of exactly 5 sample spacings puts every
+/// sample at a phase of 2πk/5, where |sin| ≤ 0.951: a domain edge at 0.98 of the stroke is
+/// crossed at every crest but never at a sample. The exit must still be found, at the first
+/// crest.
 TEST(MotionTable, FirstDomainExitBetweenSamplesIsFound) {
     const double end_time = 100.0, spacing = end_time / 512;
     SinusoidalTranslation m;
@@ -612,7 +610,11 @@ TEST(MotionTable, FirstDomainExitBetweenSamplesIsFound) {
     const auto exit = first_domain_exit(c, t, end_time);
     ASSERT_TRUE(exit.has_value()) << "the paddle reaches x = " << paddle.max.x() + 0.1
                                   << " beyond the domain's " << c.domain.max.x();
-    EXPECT_NEAR(exit->time, crossing, spacing);
+    // The crossing within dp/100 at the crest's speed there (0.1 ω cos(asin 0.98)).
+    EXPECT_GE(exit->time, crossing);
+    EXPECT_LE(exit->time,
+              crossing + 0.01 * c.dp / (0.1 * 2.0 * pi / m.period * std::sqrt(1.0 - 0.98 * 0.98)) +
+                  1e-9);
 }
 
 // ---------------------------------------------------------------------------------------------
