@@ -1,5 +1,7 @@
 #include "case/sines_bound.h"
 
+#include <unsupported/Eigen/FFT>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -48,38 +50,15 @@ Range sin_range(double u0, double u1) {
     return r;
 }
 
-/// e^{+2πi k/L} for k < L/2, computed directly (not by recurrence).
-std::vector<std::complex<double>> twiddles(std::size_t length) {
-    std::vector<std::complex<double>> w(length / 2);
-    for (std::size_t k = 0; k < length / 2; ++k)
-        w[k] = std::polar(1.0, two_pi * static_cast<double>(k) / static_cast<double>(length));
-    return w;
-}
-
-/// In-place inverse DFT without normalisation, x_j ← Σ_k x_k e^{+2πi jk/L} (L = x.size(), a
-/// power of two; `twiddle` = twiddles(L)): iterative radix-2 Cooley–Tukey, so that each output
-/// is within about u log₂L · Σ|x_k| of the exact sum (the twiddles being correctly rounded).
-void inverse_fft(std::vector<std::complex<double>>& x,
-                 const std::vector<std::complex<double>>& twiddle) {
-    const std::size_t n = x.size();
-    for (std::size_t i = 1, j = 0; i < n; ++i) { // bit-reversal permutation
-        std::size_t bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j)
-            std::swap(x[i], x[j]);
-    }
-    for (std::size_t length = 2; length <= n; length <<= 1) {
-        const std::size_t half = length / 2, stride = n / length;
-        for (std::size_t start = 0; start < n; start += length)
-            for (std::size_t k = 0; k < half; ++k) {
-                const std::complex<double> a = x[start + k];
-                const std::complex<double> b = x[start + k + half] * twiddle[k * stride];
-                x[start + k] = a + b;
-                x[start + k + half] = a - b;
-            }
-    }
+/// In place, the inverse DFT without normalisation, x_j ← Σ_k x_k e^{+2πi jk/L} (L = x.size(), a
+/// power of two), by Eigen's FFT (kissfft: radix 2 and 4, twiddles computed directly), so that
+/// each output is within about u log₂L · Σ|x_k| of the exact sum.
+void inverse_fft(std::vector<std::complex<double>>& x) {
+    Eigen::FFT<double> fft;
+    fft.SetFlag(Eigen::FFT<double>::Unscaled);
+    std::vector<std::complex<double>> out;
+    fft.inv(out, x);
+    x.swap(out);
 }
 
 } // namespace
@@ -165,9 +144,8 @@ void SinesRange::build_table() {
                 f_fft_[i] = c_[i].amplitude * e;
                 f2_fft_[i] = -c_[i].amplitude * c_[i].omega * c_[i].omega * e;
             }
-            const std::vector<std::complex<double>> w = twiddles(f_fft_.size());
-            inverse_fft(f_fft_, w);
-            inverse_fft(f2_fft_, w);
+            inverse_fft(f_fft_);
+            inverse_fft(f2_fft_);
             h_ = h;
             samples_ = static_cast<std::int64_t>(samples);
             evaluate(span_, end_f_, end_f2_);
