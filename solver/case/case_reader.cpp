@@ -396,8 +396,10 @@ void read_output(const Element& e, OutputSettings& o) {
     o.writers = static_cast<unsigned>(e.integer("writers", {1, true, 64, true}).value_or(0));
 }
 
-/// Where the face of a sensor of `radius` around `point` leaves the wall that `point` lies on
-/// (the surface normal changes or ends), sampled on its rim; nothing when it stays on it.
+/// Where the face of a sensor of `radius` around `point` leaves the wall that `point` lies on,
+/// sampled on its rim: a rim point with no wall surface within dp, or on another face (its
+/// normal turned by more than 60°; a face on a curved wall turns by radius/curvature radius);
+/// nothing when it stays on the wall.
 std::optional<std::string> sensor_face_off_wall(const Case& c, const Eigen::Vector3d& point,
                                                 double radius) {
     const std::optional<Eigen::Vector3d> n = sensor_wall_normal(c, point);
@@ -413,7 +415,7 @@ std::optional<std::string> sensor_face_off_wall(const Case& c, const Eigen::Vect
             point +
             radius * (std::cos(angle) * t1 + (c.dimension == 2 ? 0.0 : std::sin(angle)) * t2);
         const std::optional<Eigen::Vector3d> m = sensor_wall_normal(c, q);
-        if (!q.allFinite() || !m || m->dot(*n) < 0.999) {
+        if (!q.allFinite() || !m || m->dot(*n) < 0.5) {
             std::ostringstream at;
             at << "(" << q.x() << " ";
             if (c.dimension == 3)
