@@ -209,26 +209,32 @@ void check_common(const fs::path& path, const Replayed& r, std::vector<std::stri
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::cerr << "usage: fuzz_replay CORPUS_DIR REPRODUCERS_DIR\n";
+    if (argc < 3) {
+        std::cerr << "usage: fuzz_replay CORPUS_DIR REPRODUCERS_DIR [MORE_CORPUS_DIR...]\n";
         return 2;
     }
-    const fs::path corpus = argv[1], reproducers = argv[2];
+    const fs::path reproducers = argv[2];
+    std::vector<fs::path> corpora = {argv[1]};
+    for (int k = 3; k < argc; ++k)
+        corpora.emplace_back(argv[k]); // the shipped cases, read where they are
     std::vector<std::string> failures;
 
-    std::cout << "corpus " << corpus.string() << ":\n";
     int seeds = 0;
-    for (const fs::path& path : files_in(corpus)) {
-        const Replayed r = replay(path);
-        report(path, r);
-        check_common(path, r, failures);
-        if (path.extension() == ".xml") {
-            ++seeds;
-            if (r.ended_as_expected && r.outcome.verdict != Verdict::valid)
-                failures.push_back(path.string() + ": a seed must be a valid case, but: " +
-                                   first_line(r.outcome.message));
+    for (const fs::path& corpus : corpora) {
+        std::cout << "corpus " << corpus.string() << ":\n";
+        for (const fs::path& path : files_in(corpus)) {
+            const Replayed r = replay(path);
+            report(path, r);
+            check_common(path, r, failures);
+            if (path.extension() == ".xml") {
+                ++seeds;
+                if (r.ended_as_expected && r.outcome.verdict != Verdict::valid)
+                    failures.push_back(path.string() + ": a seed must be a valid case, but: " +
+                                       first_line(r.outcome.message));
+            }
         }
     }
+    const fs::path& corpus = corpora.front();
     if (seeds == 0)
         failures.push_back(corpus.string() + ": no seed (*.xml)");
 
