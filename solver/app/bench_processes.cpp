@@ -210,6 +210,7 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
     CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
     overrides.dp = options.dp;
+    overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
     Case c = read_case(options.case_path, overrides);
     if (options.boundary)
         c.physics.boundary = *options.boundary;

@@ -469,6 +469,8 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
     const std::string spacing = dp_text(c);
     check_wall_thickness(c, spacing);
     check_wave_maker_depths(c, spacing);
+    if (overrides.tank_lattice)
+        check_tank_lattice(c, spacing);
     if (const XMLElement* x = s.single("output"))
         read_output(Element(r, *x, {"compressor", "level", "fields", "boundary", "writers"}),
                     c.output);

@@ -36,6 +36,10 @@ private:
 struct CaseOverrides {
     std::optional<double> dp;       ///< m, > 0 and finite (the caller checks the number itself)
     std::optional<double> end_time; ///< s, > 0 and finite
+    /// The tank's inside a whole number of spacings (resolution_checks.h check_tank_lattice).
+    /// `sluice bench` turns it off: it times the steps of a geometry at any spacing, and a
+    /// gap at a corner does not change what a step costs.
+    bool tank_lattice = true;
 };
 
 /// Reads and checks the case file at `path`; messages name `path` as given.

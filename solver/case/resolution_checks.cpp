@@ -190,21 +190,31 @@ void check_wave_maker_depths(const Case& c, const std::string& dp_text) {
     }
 }
 
-void check_fluid_extents(const Case& c, const std::string& dp_text) {
-    for (const FluidRegion& f : c.fluids) {
-        if (!std::holds_alternative<BoxShape>(f.shape))
+void check_tank_lattice(const Case& c, const std::string& dp_text) {
+    if (!c.tank)
+        return;
+    const unsigned faces[3][2] = {
+        {face_left, face_right}, {face_front, face_back}, {face_bottom, face_top}};
+    for (const int k : axes(c)) {
+        // The walls along axis k are laid on the inside's lattice from its min face, so a
+        // misfit opens a gap at the max face only: where that face is chosen and meets the
+        // wall of another axis.
+        const unsigned others = c.tank->faces & ~(faces[k][0] | faces[k][1]);
+        if (!(c.tank->faces & faces[k][1]) || others == 0)
             continue;
-        for (const int k : axes(c)) {
-            const double extent = f.box.max[k] - f.box.min[k];
-            const double rows = lattice_rows(f.box.min[k], f.box.max[k], c.dp);
-            if (std::abs(rows * c.dp - extent) <= 0.25 * c.dp * (1.0 + 1e-6))
-                continue;
-            fail(f.where, "<fluid> is " + number(extent) + " m along " + axis_name(k) + ", " +
-                              number(extent / c.dp) + " spacings at " + dp_text +
-                              ": the lattice holds " + number(rows) + " rows (" +
-                              number(rows * c.dp) + " m) where the box says " + number(extent) +
-                              " m; give extents that are whole multiples of dp (within dp/4)");
-        }
+        const double extent = c.tank->box.max[k] - c.tank->box.min[k];
+        const double spacings = extent / c.dp;
+        const double whole = std::round(spacings);
+        if (std::abs(spacings - whole) <= 0.25 + 1e-6)
+            continue;
+        const double below = std::floor(spacings), above = std::ceil(spacings);
+        fail(c.tank->where,
+             "<tank> is " + number(extent) + " m inside along " + axis_name(k) + ", " +
+                 number(spacings) + " spacings at " + dp_text +
+                 ": its walls close their corners only on a whole number of spacings (within "
+                 "dp/4; a misfit leaves a gap where two walls meet, through which water "
+                 "leaks); give an extent of whole spacings or dp = " +
+                 number(extent / above) + " or " + number(extent / below) + " m");
     }
 }
 

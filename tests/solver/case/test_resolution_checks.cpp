@@ -138,7 +138,7 @@ TEST(ResolutionChecks, WallsNeedTheLayersTheKernelReaches) {
 }
 
 TEST(ResolutionChecks, DpOverrideThatBreaksTheFlumeIsRefusedAtThePaddle) {
-    // The shipped flume at twice its spacing: the paddle (line 27) would be 2 layers where the
+    // The shipped flume at twice its spacing: the paddle (line 30) would be 2 layers where the
     // kernel (coefh = 1.5) needs 4.
     const std::string flume = SLUICE_CASES_DIR "/wave_flume2d.xml";
     CaseOverrides coarse;
@@ -147,13 +147,33 @@ TEST(ResolutionChecks, DpOverrideThatBreaksTheFlumeIsRefusedAtThePaddle) {
         (void)read_case(flume, coarse);
         ADD_FAILURE() << "--dp 0.032 accepted";
     } catch (const CaseError& e) {
-        EXPECT_EQ(e.line(), 27) << e.what();
+        EXPECT_EQ(e.line(), 30) << e.what();
         EXPECT_NE(e.message().find("from --dp"), std::string::npos) << e.what();
     }
     EXPECT_EQ(read_case(flume).dp, 0.016);
     CaseOverrides fine;
     fine.dp = 0.008;
     EXPECT_EQ(read_case(flume, fine).dp, 0.008);
+}
+
+TEST(ResolutionChecks, TankWallsCloseTheirCornersOnWholeSpacings) {
+    // 1.5 m at dp 0.05 is 30 spacings; at 0.04, 37.5: the floor's lattice ends 0.02 m short of
+    // the right face, where the right wall's corner fill begins, a gap the water leaks through.
+    EXPECT_NO_THROW(parse_case(tank_case(""), "t.xml"));
+    CaseOverrides misfit;
+    misfit.dp = 0.04;
+    expect_refused(tank_case(""), 5, "37.5 spacings", misfit);
+    // Within dp/4 is whole: 1.5 m at 0.0497 is 30.18 spacings.
+    misfit.dp = 0.0497;
+    EXPECT_NO_THROW(parse_case(tank_case(""), "t.xml", misfit));
+    // Only where the max face meets another wall: an open right side leaves x free.
+    std::string open = tank_case("");
+    open.replace(open.find("bottom left right"), 17, "bottom left");
+    misfit.dp = 0.04;
+    EXPECT_NO_THROW(parse_case(open, "t.xml", misfit));
+    // A bench times steps of any spacing.
+    misfit.tank_lattice = false;
+    EXPECT_NO_THROW(parse_case(tank_case(""), "t.xml", misfit));
 }
 
 TEST(ResolutionChecks, WaveMakerDepthMatchesTheLatticeWater) {
