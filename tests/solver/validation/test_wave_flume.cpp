@@ -19,8 +19,9 @@
 // +0.7, +0.2 % (G1, G2) and −1.5 to −3.4 %: the GPU's atomic sums take another order each
 // run, and the waves' details follow). The GPU runs
 // H/dp = 5 and 10 (dp = 0.016 and 0.008 m, the H/dp ≥ 10 at the finest) and checks the
-// period and the reflection at both, the heights' error falling with dp, and the 5 % at the
-// finest. The test needs a GPU: the coarsest run worth checking (H/dp = 5) takes about 40 s
+// period, the reflection and the 5 % at both, and that the heights have converged in dp: the two
+// resolutions agree at every gauge within 1.5 % of H, about twice the run-to-run spread above
+// (0.7 % at G3). The test needs a GPU: the coarsest run worth checking (H/dp = 5) takes about 40 s
 // there and hours on two CPU cores, and at H/dp = 2.7 (dp = 0.03 m) the CPU's waves were not
 // resolved (G1's period +1.5 % over 11-16 s in the whole flume, +5 % over 6-12 s in one 7.5 m
 // long). On the CPU the wave maker's paddle motion is checked by MovingWalls/Cpu (the path
@@ -102,19 +103,27 @@ TYPED_TEST(WaveFlume, RegularWavesAgainstFirstOrderTheory) {
     if (TypeParam::backend == Backend::cpu)
         GTEST_SKIP() << "the flume runs on the GPU: H/dp >= 5 over 25 s is hours on CI's two "
                         "cores, and coarser waves (H/dp = 2.7) are not resolved (period +5 %)";
-    std::vector<double> worst;
+    std::vector<FlumeResult> runs;
     for (double dp : {0.016, 0.008}) {
-        const FlumeResult r = flume(dp, 12.0, 25.0, TypeParam::backend);
-        double e = 0.0;
+        runs.push_back(flume(dp, 12.0, 25.0, TypeParam::backend));
+        const FlumeResult& r = runs.back();
         for (const test::WaveStatistics& s : r.gauges) {
             EXPECT_NEAR(s.median_period, T, 0.01 * T) << "dp = " << dp;
-            e = std::max(e, std::fabs(s.median_height - H) / H);
+            EXPECT_NEAR(s.median_height, H, 0.05 * H) << "dp = " << dp;
         }
-        worst.push_back(e);
         EXPECT_LT(r.reflection, 0.10) << "dp = " << dp;
     }
-    EXPECT_LT(worst[1], worst[0]);
-    EXPECT_LT(worst.back(), 0.05);
+    // Converged in dp: at h = 2.12 dp the heights no longer depend on the resolution (H/dp = 5
+    // and 10 agree within 0.25-0.5 % of H at every gauge on an H200, Nov 2026), and the 1-3 %
+    // they lie below first-order theory is the theory's own (H/d = 0.2 is not a small wave:
+    // second order and the paddle's evanescent modes differ by a few per cent), not the
+    // kernel's dissipation, which at h = 1.41 dp took 5-9 % a wavelength. So convergence is
+    // asserted as agreement between the resolutions, within 1.5 % of H (twice the 0.7 % by which
+    // two runs of one build differ: the GPU's atomic sums take another order each run).
+    ASSERT_EQ(runs[0].gauges.size(), runs[1].gauges.size());
+    for (std::size_t k = 0; k < runs[0].gauges.size(); ++k)
+        EXPECT_NEAR(runs[1].gauges[k].median_height, runs[0].gauges[k].median_height, 0.015 * H)
+            << "gauge " << k;
 }
 
 } // namespace
