@@ -189,7 +189,7 @@ TEST_F(MotionReader, EverySegmentKindIn3d) {
     write("turn3.csv", "2,0\n3,-5\n");
     const Case c = parse({
         head3,
-        R"(  <geometry dp="0.03">)",
+        R"(  <geometry dp="0.025">)",
         R"(    <fluid min="0.5 0 0" max="1.5 1 0.3"/>)",
         R"(    <tank name="box" min="0 0 0" max="2 1 1">)",
         R"(      <motion><sinusoidal point="1 0.5 0" axis="0 2 0" angle="4" period="1.5" phase="-90"/></motion>)",
