@@ -20,10 +20,11 @@
 // run, and the waves' details follow). The GPU runs
 // H/dp = 5 and 10 (dp = 0.016 and 0.008 m, the H/dp ≥ 10 at the finest) and checks the
 // period, the reflection and the 5 % at both, and that the heights have converged in dp: the two
-// resolutions agree at every gauge within 1.5 % of H, about twice the run-to-run spread above
-// (0.7 % at G3). The test needs a GPU: the coarsest run worth checking (H/dp = 5) takes about 40 s
-// there and hours on two CPU cores, and at H/dp = 2.7 (dp = 0.03 m) the CPU's waves were not
-// resolved (G1's period +1.5 % over 11-16 s in the whole flume, +5 % over 6-12 s in one 7.5 m
+// resolutions agree at every gauge within 2.5 % of H, the run-to-run spread of one build (two
+// H200 runs of the shipped flume at dp = 0.016 m, Nov 2026: G2 −0.9 and −2.7 %, G3 −2.3 and
+// −1.6 %) with a margin. The test needs a GPU: the coarsest run worth checking (H/dp = 5) takes
+// about 40 s there and hours on two CPU cores, and at H/dp = 2.7 (dp = 0.03 m) the CPU's waves were
+// not resolved (G1's period +1.5 % over 11-16 s in the whole flume, +5 % over 6-12 s in one 7.5 m
 // long). On the CPU the wave maker's paddle motion is checked by MovingWalls/Cpu (the path
 // within 5e-8 m) and its theory by WaveMaker.* (tests/solver/case/test_wave_maker.cpp); the
 // moving tank against theory by Sloshing/Cpu.
@@ -114,15 +115,16 @@ TYPED_TEST(WaveFlume, RegularWavesAgainstFirstOrderTheory) {
         EXPECT_LT(r.reflection, 0.10) << "dp = " << dp;
     }
     // Converged in dp: at h = 2.12 dp the heights no longer depend on the resolution (H/dp = 5
-    // and 10 agree within 0.25-0.5 % of H at every gauge on an H200, Nov 2026), and the 1-3 %
+    // and 10 agreed within 0.1-1.3 % of H at every gauge in two H200 runs, Nov 2026), and the 1-3 %
     // they lie below first-order theory is the theory's own (H/d = 0.2 is not a small wave:
     // second order and the paddle's evanescent modes differ by a few per cent), not the
     // kernel's dissipation, which at h = 1.41 dp took 5-9 % a wavelength. So convergence is
-    // asserted as agreement between the resolutions, within 1.5 % of H (twice the 0.7 % by which
-    // two runs of one build differ: the GPU's atomic sums take another order each run).
+    // asserted as agreement between the resolutions within 2.5 % of H: two runs of one build
+    // differ by up to 1.8 % of H at a gauge (the GPU's atomic sums take another order each run,
+    // and the waves' details follow).
     ASSERT_EQ(runs[0].gauges.size(), runs[1].gauges.size());
     for (std::size_t k = 0; k < runs[0].gauges.size(); ++k)
-        EXPECT_NEAR(runs[1].gauges[k].median_height, runs[0].gauges[k].median_height, 0.015 * H)
+        EXPECT_NEAR(runs[1].gauges[k].median_height, runs[0].gauges[k].median_height, 0.025 * H)
             << "gauge " << k;
 }
 
