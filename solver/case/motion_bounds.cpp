@@ -82,15 +82,15 @@ Range table_range(const MotionSegmentData& s, const TableSample* samples, double
     return r;
 }
 
-Vector3d apply(const RigidPose& p, const Vector3d& x) {
+} // namespace
+
+Vector3d apply_pose(const RigidPose& p, const Vector3d& x) {
     Vector3d r;
     for (int i = 0; i < 3; ++i)
         r[i] = p.rotation[3 * i] * x[0] + p.rotation[3 * i + 1] * x[1] +
                p.rotation[3 * i + 2] * x[2] + p.translation[i];
     return r;
 }
-
-} // namespace
 
 SegmentRange::SegmentRange(const MotionTables& tables, const MotionSegmentData& segment,
                            double span)
@@ -164,7 +164,7 @@ Box SegmentRange::corner_box(const std::vector<Vector3d>& corners, double tau0, 
     const Vector3d point(s.point[0], s.point[1], s.point[2]);
     const Vector3d n(s.axis[0], s.axis[1], s.axis[2]);
     for (const Vector3d& x0 : corners) {
-        const Vector3d base = apply(s.base, x0);
+        const Vector3d base = apply_pose(s.base, x0);
         scale = std::max(scale, x0.cwiseAbs().maxCoeff() + base.cwiseAbs().maxCoeff());
         if (!is_rotation(s.kind)) {
             for (int a = 0; a < 3; ++a) {

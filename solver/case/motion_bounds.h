@@ -30,6 +30,9 @@ namespace sluice {
 
 struct MotionTables;
 
+/// The point x (m, in the object's reference frame at t = 0) under `pose`: R x + T, on the host.
+Eigen::Vector3d apply_pose(const RigidPose& pose, const Eigen::Vector3d& x);
+
 /// The values a segment's profile takes over an interval: a translation's displacement d per
 /// axis (lo[a], hi[a]), a rotation's angle θ in [0] (rad).
 struct ProfileRange {

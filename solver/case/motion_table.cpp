@@ -21,14 +21,6 @@ void put(const Vector3d& v, double* out) {
     out[0] = v.x(), out[1] = v.y(), out[2] = v.z();
 }
 
-Vector3d apply(const RigidPose& p, const Vector3d& x) {
-    Vector3d r;
-    for (int i = 0; i < 3; ++i)
-        r[i] = p.rotation[3 * i] * x[0] + p.rotation[3 * i + 1] * x[1] +
-               p.rotation[3 * i + 2] * x[2] + p.translation[i];
-    return r;
-}
-
 /// The 8 corners of a box (2D: 4 distinct, y = 0).
 std::vector<Vector3d> corners(const Box& b) {
     std::vector<Vector3d> out;
@@ -43,7 +35,7 @@ std::vector<Vector3d> corners(const Box& b) {
 double radius_about(const RigidPose& base, const Box& box, const Vector3d& p, const Vector3d& n) {
     double r = 0.0;
     for (const Vector3d& x : corners(box)) {
-        const Vector3d d = apply(base, x) - p;
+        const Vector3d d = apply_pose(base, x) - p;
         r = std::max(r, (d - d.dot(n) * n).norm());
     }
     return r;
@@ -298,7 +290,7 @@ struct ExitSearch {
         b.min.setConstant(HUGE_VAL);
         b.max.setConstant(-HUGE_VAL);
         for (const Vector3d& x : corners) {
-            const Vector3d p = apply(state.pose, x);
+            const Vector3d p = apply_pose(state.pose, x);
             b.min = b.min.cwiseMin(p);
             b.max = b.max.cwiseMax(p);
         }
