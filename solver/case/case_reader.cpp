@@ -208,7 +208,9 @@ void read_constants(const Element& e, Constants& k) {
         e.fail_attribute("speedOfSound", "give either coefSound or speedOfSound, not both");
     k.coef_sound = e.number("coefSound", greater_than(0)).value_or(k.coef_sound);
     k.speed_of_sound = e.number("speedOfSound", greater_than(0));
-    k.coefh = e.number("coefh", greater_than(0)).value_or(k.coefh);
+    // h = coefh·√D·dp: at coefh 4 a 3D particle has about 10⁴ neighbours; far beyond that the
+    // step is an all-pairs sum (the fuzzer's coefh of 10²⁶).
+    k.coefh = e.number("coefh", above_up_to(0, 4)).value_or(k.coefh);
     k.cfl = e.number("cfl", above_up_to(0, 1)).value_or(k.cfl);
 }
 
@@ -457,13 +459,17 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
                         c.neighbours, c.neighbours_auto);
 
     c.run.output_dir = "out/" + c.name;
-    if (const XMLElement* x = s.single("run"))
+    SourceLocation run_where = c.where;
+    if (const XMLElement* x = s.single("run")) {
+        run_where.line = x->GetLineNum();
         read_run(Element(r, *x,
                          {"endTime", "outputInterval", "output", "checkpointInterval",
                           "balanceInterval", "maxLoss"}),
                  c.run, c.name);
+    }
     if (overrides.end_time)
         c.run.end_time = *overrides.end_time;
+    check_run_length(c, run_where); // before the motion's bounds over the run are made
     read_domain(r, geometry_element, c);
     check_objects(r, c);
     const std::string spacing = dp_text(c);

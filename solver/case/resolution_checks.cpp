@@ -107,7 +107,9 @@ std::string grid_advice() {
 } // namespace
 
 int required_wall_layers(const Case& c) {
-    const double needed = 2.0 * smoothing_length(c) / c.dp - 1.0;
+    // coefh ≤ 4 (the reader's range) keeps this below 28; the clamp keeps the cast defined
+    // whatever calls it.
+    const double needed = std::min(2.0 * smoothing_length(c) / c.dp - 1.0, 1e6);
     return std::max(1, static_cast<int>(std::ceil(needed - 1e-9)));
 }
 
@@ -280,6 +282,18 @@ void check_derived_constants(const Case& c, const SourceLocation& where) {
                             number(static_cast<double>(value)) +
                             " in the 32-bit floats the physics uses; use values of the fluid's "
                             "own scale (SI units)");
+}
+
+void check_run_length(const Case& c, const SourceLocation& where) {
+    Case with_c0 = c;
+    with_c0.constants.speed_of_sound = estimated_speed_of_sound(c);
+    const double dt = derive_constants(with_c0, 0.0).initial_dt;
+    const double steps = c.run.end_time / dt;
+    if (steps > 1e10)
+        fail(where, "the end time " + number(c.run.end_time) + " s is about " + number(steps) +
+                        " steps of the initial time step " + number(dt) +
+                        " s, more than the 10^10 a run can take (months of a small case on a "
+                        "GPU); give the time you mean to simulate in s");
 }
 
 void check_domain_grid(const Case& c, const SourceLocation& where, const std::string& what) {

@@ -57,6 +57,13 @@ double estimated_speed_of_sound(const Case& c);
 /// \throws CaseError at `where`.
 void check_derived_constants(const Case& c, const SourceLocation& where);
 
+/// The run's end time within 10¹⁰ steps of the initial time step (fluid at rest: the step only
+/// shrinks as the fluid moves): more is months of a small case on a GPU, and no end a user
+/// means (the fuzzer's endTime of 3.1·10⁷ s, 2·10¹¹ steps). `where` is the <run> element (or
+/// the root when the end time is the default or `--end-time`'s).
+/// \throws CaseError at `where`.
+void check_run_length(const Case& c, const SourceLocation& where);
+
 /// c.domain as the neighbour grid will hold it (case/domain_grid.h at the case's search radius
 /// and bin width, the same function and limit the run uses), and close enough to the origin that
 /// 32-bit positions resolve a step's motion (a float's spacing at every corner at most dp/100).
