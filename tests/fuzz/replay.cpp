@@ -42,9 +42,12 @@ using sluice::fuzz::Verdict;
 
 namespace {
 
-/// Seconds an input may take (Release build): the slowest shipped case, dambreak3d_1m.xml, takes
-/// about 0.1 s (its particles are not generated), a seed about 0.2 s.
-constexpr double input_seconds_limit = 3.0;
+/// Seconds an input may take (Release build): a guard against the motion bounds' old cost (30 s
+/// to minutes for issue 37's items 7 and 8), not the 2 s target itself, which is timed by hand
+/// on an idle machine: the 600 s JONSWAP paddle of 10⁴ components takes 0.6–1.8 s, and 3.4 s
+/// while ctest -j2 and a campaign shared the 2 cores. The slowest shipped case,
+/// dambreak3d_1m.xml, takes about 0.1 s (its particles are not generated), a seed about 0.2 s.
+constexpr double input_seconds_limit = 8.0;
 /// Seconds after which an input's child is killed and the input reported as hanging.
 constexpr int hang_seconds = 20;
 
