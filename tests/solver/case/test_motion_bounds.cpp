@@ -395,8 +395,9 @@ TEST(MotionBounds, SixHundredSecondJonswapOfTenThousandComponentsIsCheckedAtOnce
 )";
     for (const bool with_domain : {true, false}) {
         SCOPED_TRACE(with_domain ? "given domain" : "default domain");
-        // Was over 30 s; now about 0.3 s (a Release build; CI's cores are slow).
-        EXPECT_LT(seconds_to_read(flume_case(paddle, 600.0, with_domain)), 5.0);
+        // Was over 30 s; now 0.6-1.8 s (a Release build): 8 s guards against that, on CI's 2
+        // cores shared with another test.
+        EXPECT_LT(seconds_to_read(flume_case(paddle, 600.0, with_domain)), 8.0);
     }
 }
 
