@@ -546,7 +546,7 @@ const Malformed malformed[] = {
     {"gamma_zero", {head2, R"(  <constants gamma="0"/>)", geometry2, tail}, 2, "<constants gamma=\"0\">: out of range, must be > 0"},
     {"cfl_above_one", {head2, R"(  <constants cfl="1.5"/>)", geometry2, tail}, 2, "<constants cfl=\"1.5\">: out of range, must be in (0, 1]"},
     {"cfl_zero", {head2, R"(  <constants cfl="0"/>)", geometry2, tail}, 2, "must be in (0, 1]"},
-    {"coefh_zero", {head2, R"(  <constants coefh="0"/>)", geometry2, tail}, 2, "<constants coefh=\"0\">: out of range, must be > 0"},
+    {"coefh_zero", {head2, R"(  <constants coefh="0"/>)", geometry2, tail}, 2, "<constants coefh=\"0\">: out of range, must be in (0, 4]"},
     {"coef_sound_zero", {head2, R"(  <constants coefSound="0"/>)", geometry2, tail}, 2, "<constants coefSound=\"0\">: out of range"},
     {"speed_of_sound_negative", {head2, R"(  <constants speedOfSound="-5"/>)", geometry2, tail}, 2, "<constants speedOfSound=\"-5\">: out of range"},
     {"both_sound_settings", {head2, R"(  <constants coefSound="20" speedOfSound="50"/>)", geometry2, tail}, 2, "give either coefSound or speedOfSound, not both"},
