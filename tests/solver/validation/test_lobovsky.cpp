@@ -28,7 +28,7 @@
 // acoustic spike of an impact in a weakly compressible fluid (c0 = 20·sqrt(gH) = 34 m/s:
 // ρ0·c0·v ≈ 100 kPa), which shrinks with dp but is still three times the measured peak at the
 // finest. Particle shifting (physics/shifting.h) does not remove it: with shifting the peak at
-// 1.25 mm was 44 kPa, the impulse +54 % and the rise 5 ms early (README, Validation), so the
+// 1.25 mm was 44 kPa, the impulse +54 % and the rise 5 ms early (tests/solver/validation/README.md), so the
 // case runs without it. The test prints every number.
 // The CPU instantiation runs dp = 0.01 m (1,800 fluid particles; CI), the CUDA one the three
 // finer ones.
