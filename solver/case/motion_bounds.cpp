@@ -84,6 +84,14 @@ Range table_range(const MotionSegmentData& s, const TableSample* samples, double
 
 } // namespace
 
+std::vector<Vector3d> box_corners(const Box& b) {
+    std::vector<Vector3d> out;
+    for (int k = 0; k < 8; ++k)
+        out.emplace_back((k & 1) ? b.max.x() : b.min.x(), (k & 2) ? b.max.y() : b.min.y(),
+                         (k & 4) ? b.max.z() : b.min.z());
+    return out;
+}
+
 Vector3d apply_pose(const RigidPose& p, const Vector3d& x) {
     Vector3d r;
     for (int i = 0; i < 3; ++i)

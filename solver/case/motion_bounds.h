@@ -33,6 +33,9 @@ struct MotionTables;
 /// The point x (m, in the object's reference frame at t = 0) under `pose`: R x + T, on the host.
 Eigen::Vector3d apply_pose(const RigidPose& pose, const Eigen::Vector3d& x);
 
+/// The 8 corners of a box (2D: 4 distinct, y = 0), whose poses bound an object's.
+std::vector<Eigen::Vector3d> box_corners(const Box& b);
+
 /// The values a segment's profile takes over an interval: a translation's displacement d per
 /// axis (lo[a], hi[a]), a rotation's angle θ in [0] (rad).
 struct ProfileRange {

@@ -21,20 +21,11 @@ void put(const Vector3d& v, double* out) {
     out[0] = v.x(), out[1] = v.y(), out[2] = v.z();
 }
 
-/// The 8 corners of a box (2D: 4 distinct, y = 0).
-std::vector<Vector3d> corners(const Box& b) {
-    std::vector<Vector3d> out;
-    for (int k = 0; k < 8; ++k)
-        out.emplace_back((k & 1) ? b.max.x() : b.min.x(), (k & 2) ? b.max.y() : b.min.y(),
-                         (k & 4) ? b.max.z() : b.min.z());
-    return out;
-}
-
 /// The largest distance from the axis through p along unit n of the box's points in pose `base`
 /// (at a corner: the distance from a line is convex).
 double radius_about(const RigidPose& base, const Box& box, const Vector3d& p, const Vector3d& n) {
     double r = 0.0;
-    for (const Vector3d& x : corners(box)) {
+    for (const Vector3d& x : box_corners(box)) {
         const Vector3d d = apply_pose(base, x) - p;
         r = std::max(r, (d - d.dot(n) * n).norm());
     }
@@ -328,13 +319,13 @@ struct ExitSearch {
 
 Box swept_box(const MotionTables& tables, std::uint32_t object, const Box& box, double end_time) {
     Box swept = box;
-    const std::vector<Vector3d> box_corners = corners(box);
+    const std::vector<Vector3d> corners = box_corners(box);
     for (std::uint32_t k = tables.object_first[object]; k < tables.object_first[object + 1]; ++k) {
         const MotionSegmentData& s = tables.segments[k];
         if (!(s.start < end_time))
             continue; // it rests where the segments before left it
         SegmentRange range(tables, s, std::min(s.end, end_time) - s.start);
-        const Box b = range.corner_box(box_corners, 0.0, std::min(s.end, end_time) - s.start);
+        const Box b = range.corner_box(corners, 0.0, std::min(s.end, end_time) - s.start);
         swept.min = swept.min.cwiseMin(b.min);
         swept.max = swept.max.cwiseMax(b.max);
     }
@@ -356,7 +347,7 @@ std::optional<DomainExit> first_domain_exit(const Case& c, const MotionTables& t
     for (std::uint32_t k = 0; k < tables.objects(); ++k) {
         if (!tables.moves[k])
             continue;
-        const std::vector<Vector3d> box_corners = corners(objects[k].box);
+        const std::vector<Vector3d> corners = box_corners(objects[k].box);
         const double limit = first ? first->time : HUGE_VAL;
         // At rest in its reference pose (the first segment's base) until its first segment
         // starts; each later one starts where the one before it left the object (checked at
@@ -366,16 +357,16 @@ std::optional<DomainExit> first_domain_exit(const Case& c, const MotionTables& t
             if (!(s.start < end_time) || !(s.start < limit))
                 break;
             const double span = std::min(s.end, end_time) - s.start;
-            if (i == tables.object_first[k] && search.outside_at(s, box_corners, 0.0)) {
+            if (i == tables.object_first[k] && search.outside_at(s, corners, 0.0)) {
                 found(k, {0, 0.0, true});
                 break;
             }
             SegmentRange range(tables, s, span);
-            if (auto exit = search.search(range, s, box_corners, 0.0, span, limit, 0)) {
+            if (auto exit = search.search(range, s, corners, 0.0, span, limit, 0)) {
                 found(k, *exit);
                 break;
             }
-            if (search.outside_at(s, box_corners, span)) {
+            if (search.outside_at(s, corners, span)) {
                 found(k, {0, s.start + span, true});
                 break;
             }

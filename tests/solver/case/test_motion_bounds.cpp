@@ -7,6 +7,7 @@
 // JONSWAP paddle of 10,000 components) are read in well under the 2 s the issue asks.
 
 #include "case/case_reader.h"
+#include "case/motion_bounds.h"
 #include "case/motion_table.h"
 #include "case/wave_maker.h"
 #include "support/cases.h"
@@ -55,22 +56,6 @@ Case flume_with(const Box& b, std::vector<MotionSegment> segments, double end_ti
     return c;
 }
 
-std::vector<Vector3d> corners(const Box& b) {
-    std::vector<Vector3d> out;
-    for (int k = 0; k < 8; ++k)
-        out.emplace_back((k & 1) ? b.max.x() : b.min.x(), (k & 2) ? b.max.y() : b.min.y(),
-                         (k & 4) ? b.max.z() : b.min.z());
-    return out;
-}
-
-Vector3d apply(const RigidPose& p, const Vector3d& x0) {
-    Vector3d r;
-    for (int i = 0; i < 3; ++i)
-        r[i] = p.rotation[3 * i] * x0[0] + p.rotation[3 * i + 1] * x0[1] +
-               p.rotation[3 * i + 2] * x0[2] + p.translation[i];
-    return r;
-}
-
 /// The hull of the corners at `samples` + 1 times over [0, end_time], and the corners' largest
 /// speed (RigidState::speed_bound at the samples).
 struct Sampled {
@@ -83,8 +68,8 @@ Sampled sample(const MotionTables& t, std::uint32_t k, const Box& b, double end_
     for (int i = 0; i <= samples; ++i) {
         const RigidState state = object_state(t, k, end_time * i / samples);
         s.speed = std::max(s.speed, state.speed_bound);
-        for (const Vector3d& x0 : corners(b)) {
-            const Vector3d x = apply(state.pose, x0);
+        for (const Vector3d& x0 : box_corners(b)) {
+            const Vector3d x = apply_pose(state.pose, x0);
             s.hull.min = s.hull.min.cwiseMin(x);
             s.hull.max = s.hull.max.cwiseMax(x);
         }
@@ -271,8 +256,8 @@ double first_sampled_beyond(const MotionTables& t, std::uint32_t k, const Box& b
                             double x_max, double beyond, int samples) {
     for (int i = 0; i <= samples; ++i) {
         const double time = end_time * i / samples;
-        for (const Vector3d& x0 : corners(b))
-            if (apply(object_state(t, k, time).pose, x0).x() > x_max + beyond)
+        for (const Vector3d& x0 : box_corners(b))
+            if (apply_pose(object_state(t, k, time).pose, x0).x() > x_max + beyond)
                 return time;
     }
     return HUGE_VAL;
@@ -311,8 +296,8 @@ TEST(MotionBounds, DomainExitOfAnIrregularPaddle) {
     EXPECT_LE(exit->time, latest);
     // A corner is outside at the time found.
     bool outside = false;
-    for (const Vector3d& x0 : corners(blade))
-        outside |= apply(object_state(t, 1, exit->time).pose, x0).x() > c.domain.max.x();
+    for (const Vector3d& x0 : box_corners(blade))
+        outside |= apply_pose(object_state(t, 1, exit->time).pose, x0).x() > c.domain.max.x();
     EXPECT_TRUE(outside) << "t = " << exit->time;
 }
 

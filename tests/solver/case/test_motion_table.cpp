@@ -8,6 +8,8 @@
 
 #include "case/motion_table.h"
 
+#include "case/motion_bounds.h"
+
 #include "case/geometry_checks.h"
 #include "case/particles.h"
 #include "case/shapes.h"
@@ -77,15 +79,8 @@ const Box paddle = box(0.8, 0.4, 1.0, 0.6);
 Vector3d vec(const double* a) {
     return {a[0], a[1], a[2]};
 }
-Vector3d apply(const RigidPose& p, const Vector3d& x0) {
-    Vector3d r;
-    for (int i = 0; i < 3; ++i)
-        r[i] = p.rotation[3 * i] * x0[0] + p.rotation[3 * i + 1] * x0[1] +
-               p.rotation[3 * i + 2] * x0[2] + p.translation[i];
-    return r;
-}
 Vector3d position(const MotionTables& t, std::uint32_t k, double time, const Vector3d& x0) {
-    return apply(object_state(t, k, time).pose, x0);
+    return apply_pose(object_state(t, k, time).pose, x0);
 }
 Vector3d field_velocity(const RigidState& s, const Vector3d& x) {
     return vec(s.velocity) + vec(s.angular_velocity).cross(x);
@@ -99,15 +94,8 @@ Vector3d turn_y(double theta, const Vector3d& p, const Vector3d& x) {
 }
 
 /// The box's corners (2D: four distinct) and its centre.
-std::vector<Vector3d> corners(const Box& b) {
-    std::vector<Vector3d> out;
-    for (int k = 0; k < 8; ++k)
-        out.emplace_back((k & 1) ? b.max.x() : b.min.x(), (k & 2) ? b.max.y() : b.min.y(),
-                         (k & 4) ? b.max.z() : b.min.z());
-    return out;
-}
 std::vector<Vector3d> body(const Box& b) {
-    std::vector<Vector3d> out = corners(b);
+    std::vector<Vector3d> out = box_corners(b);
     out.push_back(0.5 * (b.min + b.max));
     return out;
 }
@@ -161,7 +149,7 @@ TEST(MotionTable, SegmentsInSequenceCompose) {
     // The tank never moves.
     const RigidState tank = object_state(t, 0, 1.0);
     EXPECT_FALSE(tank.moving);
-    EXPECT_EQ(apply(tank.pose, Vector3d(0.3, 0.0, 0.7)), Vector3d(0.3, 0.0, 0.7));
+    EXPECT_EQ(apply_pose(tank.pose, Vector3d(0.3, 0.0, 0.7)), Vector3d(0.3, 0.0, 0.7));
 }
 
 TEST(MotionTable, SinusoidalReturnsToTheStartAfterAWholePeriod) {
@@ -232,13 +220,13 @@ TEST(MotionTable, FileTablesInterpolateLinearlyAndHoldAtTheEnds) {
     // After its end (0.5) it rests at f(0.5) − f(0.2) = (0.05, 0, −0.075).
     const RigidState after = object_state(t, 1, 2.0);
     EXPECT_FALSE(after.moving);
-    EXPECT_LT((apply(after.pose, x0) - (x0 + Vector3d(0.05, 0, -0.075))).norm(), 1e-15);
+    EXPECT_LT((apply_pose(after.pose, x0) - (x0 + Vector3d(0.05, 0, -0.075))).norm(), 1e-15);
     // Held at the ends: d = 0 before 0.1, f(0.6) − f(0.1) after 0.6, velocity 0 at both.
     const Vector3d y0(0.4, 0.0, 0.6);
     const RigidState early = object_state(t, 2, 0.05), late = object_state(t, 2, 1.0);
     EXPECT_TRUE(early.moving);
-    EXPECT_LT((apply(early.pose, y0) - y0).norm(), 1e-15);
-    EXPECT_LT((apply(late.pose, y0) - (y0 + Vector3d(0.1, 0, -0.1))).norm(), 1e-15);
+    EXPECT_LT((apply_pose(early.pose, y0) - y0).norm(), 1e-15);
+    EXPECT_LT((apply_pose(late.pose, y0) - (y0 + Vector3d(0.1, 0, -0.1))).norm(), 1e-15);
     EXPECT_EQ(vec(early.velocity), Vector3d::Zero());
     EXPECT_EQ(vec(late.velocity), Vector3d::Zero());
     // The angle: θ(t) = 0.5 t − 0.25 rad until t = 1, then held at 0.25.
@@ -335,7 +323,7 @@ double sampled_max_speed(const MotionTables& t, std::uint32_t k, const Box& b, d
         const double time = end_time * i / samples;
         const RigidState s = object_state(t, k, time);
         for (const Vector3d& x0 : body(b))
-            fastest = std::max(fastest, field_velocity(s, apply(s.pose, x0)).norm());
+            fastest = std::max(fastest, field_velocity(s, apply_pose(s.pose, x0)).norm());
     }
     return fastest;
 }
@@ -432,7 +420,7 @@ TEST(MotionTable, SpeedBoundHoldsAndIsNotLoose) {
             const RigidState s = object_state(t, 1, time);
             for (const Vector3d& x0 : body(m.box))
                 EXPECT_GE(s.speed_bound * (1.0 + 1e-12),
-                          field_velocity(s, apply(s.pose, x0)).norm())
+                          field_velocity(s, apply_pose(s.pose, x0)).norm())
                     << "t = " << time;
             EXPECT_LE(s.speed_bound, t.speed_bound * (1.0 + 1e-12)) << "t = " << time;
         }
@@ -493,8 +481,8 @@ TEST(MotionTable, SweptBoxHoldsEverySampledPose) {
         for (int i = 0; i <= samples; ++i) {
             const double time = i * dt;
             const RigidState s = object_state(t, 1, time);
-            for (const Vector3d& x0 : corners(m.box)) {
-                const Vector3d x = apply(s.pose, x0);
+            for (const Vector3d& x0 : box_corners(m.box)) {
+                const Vector3d x = apply_pose(s.pose, x0);
                 for (int a = 0; a < 3; ++a) {
                     ASSERT_GE(x[a], swept.min[a] - 1e-12) << "t = " << time << ", axis " << a;
                     ASSERT_LE(x[a], swept.max[a] + 1e-12) << "t = " << time << ", axis " << a;
