@@ -236,15 +236,25 @@ std::string dp_override_note(const Case& c) {
     return s.str();
 }
 
-double estimated_speed_of_sound(const Case& c) {
-    if (c.constants.speed_of_sound)
-        return *c.constants.speed_of_sound;
+namespace {
+
+/// H_max as derive_constants takes it, from the fluid regions' boxes (within dp of the
+/// generated particles' height).
+double estimated_fluid_height(const Case& c) {
     double top = -HUGE_VAL, bottom = HUGE_VAL;
     for (const FluidRegion& f : c.fluids) {
         top = std::max(top, f.box.max.z());
         bottom = std::min(bottom, f.box.min.z());
     }
-    return c.constants.coef_sound * std::sqrt(c.constants.gravity * (top - bottom));
+    return top - bottom;
+}
+
+} // namespace
+
+double estimated_speed_of_sound(const Case& c) {
+    if (c.constants.speed_of_sound)
+        return *c.constants.speed_of_sound;
+    return c.constants.coef_sound * std::sqrt(c.constants.gravity * estimated_fluid_height(c));
 }
 
 void check_derived_constants(const Case& c, const SourceLocation& where) {
@@ -259,10 +269,8 @@ void check_derived_constants(const Case& c, const SourceLocation& where) {
                               " m/s is not below the speed of sound c0 = " + number(c0) +
                               " m/s of the case: a weakly compressible fluid flows well below c0 "
                               "(Mach 0.1)");
-    Case with_c0 = c; // derive_constants takes c0 from the fluid's height, estimated here
-    with_c0.constants.speed_of_sound = c0;
-    const DerivedConstants d = derive_constants(with_c0, 0.0);
-    const FluidConstants f = make_fluid_constants(with_c0, d);
+    const DerivedConstants d = derive_constants(c, estimated_fluid_height(c)); // c0 > 0 here
+    const FluidConstants f = make_fluid_constants(c, d);
     const std::pair<const char*, float> values[] = {
         {"the smoothing length h", f.h},
         {"the speed of sound c0", f.c0},
@@ -285,9 +293,8 @@ void check_derived_constants(const Case& c, const SourceLocation& where) {
 }
 
 void check_run_length(const Case& c, const SourceLocation& where) {
-    Case with_c0 = c;
-    with_c0.constants.speed_of_sound = estimated_speed_of_sound(c);
-    const double dt = derive_constants(with_c0, 0.0).initial_dt;
+    // After check_derived_constants: c0 > 0.
+    const double dt = derive_constants(c, estimated_fluid_height(c)).initial_dt;
     const double steps = c.run.end_time / dt;
     if (steps > 1e10)
         fail(where, "the end time " + number(c.run.end_time) + " s is about " + number(steps) +
