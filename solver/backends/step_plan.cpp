@@ -125,13 +125,27 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.grid = domain_grid<D>(c, derived.support);
     p.radius = static_cast<float>(derived.support);
     p.integrator = c.physics.integrator;
-    p.slip = c.physics.slip == SlipKind::no_slip ? WallSlip::no_slip : WallSlip::free_slip;
+    // The Riemann terms see mDBC walls in the free-slip state (physics/riemann.h; the reader
+    // refuses slip="noslip" with them).
+    p.slip =
+        c.physics.slip == SlipKind::no_slip && c.physics.formulation != FormulationKind::riemann
+            ? WallSlip::no_slip
+            : WallSlip::free_slip;
     p.verlet_reset_steps = c.physics.verlet_reset_steps;
     p.cfl = c.constants.cfl;
     p.density_min = static_cast<float>(c.physics.density_min_ratio * c.constants.rho0);
     p.density_max = static_cast<float>(c.physics.density_max_ratio * c.constants.rho0);
     p.corrector = corrector_neighbours(c, request);
+    if (c.physics.formulation == FormulationKind::riemann &&
+        c.physics.integrator == IntegratorKind::verlet)
+        throw std::invalid_argument("formulation=\"riemann\" needs the symplectic integrator: "
+                                    "Verlet's leapfrog amplifies the Riemann solver's dissipation");
     p.several_processes = request.several_processes;
+    if (p.several_processes && p.fluid.diffusion == DensityDiffusion::antuono2010)
+        throw std::invalid_argument(
+            "diffusion=\"antuono\" runs in one process only: its pair terms read each "
+            "neighbour's density gradient, which the halo does not carry yet; use "
+            "diffusion=\"fourtakas\" or formulation=\"riemann\" over several processes");
     p.balance_interval = request.several_processes ? c.run.balance_interval : 0;
     if (has_motion(c)) {
         p.moving_walls = true;

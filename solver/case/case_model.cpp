@@ -20,8 +20,14 @@ const char* to_string(DensityDiffusionKind d) {
         return "molteni";
     case DensityDiffusionKind::fourtakas:
         return "fourtakas";
+    case DensityDiffusionKind::antuono:
+        return "antuono";
     }
     return "?";
+}
+
+const char* to_string(FormulationKind f) {
+    return f == FormulationKind::riemann ? "riemann" : "classical";
 }
 
 const char* to_string(IntegratorKind i) {

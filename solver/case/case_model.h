@@ -33,7 +33,9 @@ struct Box {
 
 enum class KernelKind { wendland_c2, cubic_spline };
 enum class ViscosityKind { artificial, laminar };
-enum class DensityDiffusionKind { none, molteni, fourtakas };
+enum class DensityDiffusionKind { none, molteni, fourtakas, antuono };
+/// The pair terms (cases/README.md): classical WCSPH or Riemann-based (physics/riemann.h).
+enum class FormulationKind { classical, riemann };
 enum class IntegratorKind { symplectic, verlet };
 /// Wall boundary condition (cases/README.md): dynamic boundary particles (Crespo et al. 2007)
 /// or modified ones (English et al. 2022, physics/mdbc.h).
@@ -106,6 +108,8 @@ struct Constants {
 };
 
 struct Physics {
+    FormulationKind formulation = FormulationKind::classical;
+    double riemann_limiter = 3.0; ///< η of the Riemann solver's limiter (dimensionless)
     KernelKind kernel = KernelKind::wendland_c2;
     ViscosityKind viscosity = ViscosityKind::artificial;
     double viscosity_value = 0.01; ///< α (artificial, dimensionless) or ν (laminar, m²/s)
@@ -220,7 +224,8 @@ namespace sluice {
 /// Names as written in case files (also used in logs and summary.json).
 const char* to_string(KernelKind k);           ///< "wendland", "cubic-spline"
 const char* to_string(ViscosityKind v);        ///< "artificial", "laminar"
-const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtakas"
+const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtakas", "antuono"
+const char* to_string(FormulationKind f);      ///< "classical", "riemann"
 const char* to_string(IntegratorKind i);       ///< "symplectic", "verlet"
 const char* to_string(BoundaryKind b);         ///< "dbc", "mdbc"
 const char* to_string(SlipKind s);             ///< "noslip", "freeslip"

@@ -300,7 +300,11 @@ void read_physics(const Element& e, int dimension, Physics& p) {
     static const Choices<DensityDiffusionKind> diffusions = {
         {to_string(DensityDiffusionKind::none), DensityDiffusionKind::none},
         {to_string(DensityDiffusionKind::molteni), DensityDiffusionKind::molteni},
-        {to_string(DensityDiffusionKind::fourtakas), DensityDiffusionKind::fourtakas}};
+        {to_string(DensityDiffusionKind::fourtakas), DensityDiffusionKind::fourtakas},
+        {to_string(DensityDiffusionKind::antuono), DensityDiffusionKind::antuono}};
+    static const Choices<FormulationKind> formulations = {
+        {to_string(FormulationKind::classical), FormulationKind::classical},
+        {to_string(FormulationKind::riemann), FormulationKind::riemann}};
     static const Choices<IntegratorKind> integrators = {
         {to_string(IntegratorKind::symplectic), IntegratorKind::symplectic},
         {to_string(IntegratorKind::verlet), IntegratorKind::verlet}};
@@ -310,16 +314,54 @@ void read_physics(const Element& e, int dimension, Physics& p) {
     static const Choices<SlipKind> slips = {{to_string(SlipKind::no_slip), SlipKind::no_slip},
                                             {to_string(SlipKind::free_slip), SlipKind::free_slip}};
 
+    p.formulation = e.choice("formulation", "formulation", formulations).value_or(p.formulation);
+    const bool riemann = p.formulation == FormulationKind::riemann;
+    if (e.has("riemannLimiter") && !riemann)
+        e.fail_attribute("riemannLimiter", "applies to formulation=\"riemann\" only");
+    // η: β = min(η max(ΔU, 0), c0) (physics/riemann.h); at 100 the limiter is already the full
+    // acoustic dissipation for any ΔU > c0/100.
+    p.riemann_limiter = e.number("riemannLimiter", above_up_to(0, 100)).value_or(p.riemann_limiter);
     p.kernel = e.choice("kernel", "kernel", kernels).value_or(p.kernel);
     p.viscosity = e.choice("viscosity", "viscosity", viscosities).value_or(p.viscosity);
+    if (riemann && e.has("viscosity") && p.viscosity == ViscosityKind::artificial)
+        e.fail_attribute("viscosity",
+                         "formulation=\"riemann\" dissipates through its Riemann solver: leave "
+                         "viscosity out, or give viscosity=\"laminar\" for a physical one");
+    if (riemann && e.has("viscosityValue") && p.viscosity != ViscosityKind::laminar)
+        e.fail_attribute("viscosityValue", "with formulation=\"riemann\" applies to "
+                                           "viscosity=\"laminar\" only (ν, m²/s)");
+    if (riemann && p.viscosity == ViscosityKind::artificial)
+        p.viscosity_value = 0.0; // no artificial viscosity: the Riemann solver's dissipation
     p.viscosity_value = e.number("viscosityValue", at_least(0)).value_or(p.viscosity_value);
+    // The Riemann solver's continuity carries its own diffusion (physics/riemann.h): no other
+    // unless asked for.
+    if (riemann)
+        p.diffusion = DensityDiffusionKind::none;
     p.diffusion = e.choice("diffusion", "density diffusion", diffusions).value_or(p.diffusion);
     p.diffusion_coef = e.number("diffusionCoef", at_least(0)).value_or(p.diffusion_coef);
     p.integrator = e.choice("integrator", "integrator", integrators).value_or(p.integrator);
+    // The Riemann terms' continuity carries a pressure diffusion of δ ≈ r/2h (riemann.h), five
+    // times Molteni's usual 0.1; Verlet's leapfrog ρ^{n+1} = ρ^{n−1} + 2 dt dρ/dt amplifies a
+    // diffusion term (the 2D dam break at dp = 0.04 failed in 28 steps), the symplectic scheme
+    // does not.
+    if (riemann && p.integrator == IntegratorKind::verlet)
+        e.fail_attribute("integrator",
+                         "formulation=\"riemann\" needs integrator=\"symplectic\": Verlet's "
+                         "leapfrog amplifies the Riemann solver's dissipation");
     p.boundary = e.choice("boundary", "boundary condition", boundaries).value_or(p.boundary);
     if (e.has("slip") && p.boundary != BoundaryKind::mdbc)
         e.fail_attribute("slip", "applies to boundary=\"mdbc\" only (DBC walls have no ghost "
                                  "node to take the fluid's velocity from)");
+    // The Riemann terms see an mDBC wall through the fluid's velocity mirrored in it, its
+    // normal component reversed (physics/riemann.h): the free-slip state. A no-slip mirror
+    // would dissipate the fluid's sliding along every wall, and there is no viscous term to
+    // carry the no-slip condition instead.
+    if (riemann)
+        p.slip = SlipKind::free_slip;
+    if (riemann && e.has("slip") && e.choice("slip", "wall slip", slips) == SlipKind::no_slip)
+        e.fail_attribute("slip", "formulation=\"riemann\" sees walls through the fluid's "
+                                 "mirrored normal velocity (free slip): give slip=\"freeslip\" "
+                                 "or leave it out");
     p.slip = e.choice("slip", "wall slip", slips).value_or(p.slip);
     static const Choices<ShiftingKind> shiftings = {
         {to_string(ShiftingKind::none), ShiftingKind::none},
@@ -438,6 +480,10 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
                     {"gravity", "rho0", "gamma", "coefSound", "speedOfSound", "coefh", "cfl"}),
             c.constants);
     }
+    if (overrides.coef_sound) { // before anything derived from c0 is checked
+        c.constants.coef_sound = *overrides.coef_sound;
+        c.constants.speed_of_sound.reset();
+    }
 
     const XMLElement* geometry = s.single("geometry");
     if (!geometry)
@@ -449,9 +495,10 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
 
     if (const XMLElement* x = s.single("physics"))
         read_physics(Element(r, *x,
-                             {"kernel", "viscosity", "viscosityValue", "diffusion", "diffusionCoef",
-                              "integrator", "verletReset", "densityMin", "densityMax", "boundary",
-                              "slip", "shifting", "shiftingCoef", "shiftingSurface"}),
+                             {"formulation", "riemannLimiter", "kernel", "viscosity",
+                              "viscosityValue", "diffusion", "diffusionCoef", "integrator",
+                              "verletReset", "densityMin", "densityMax", "boundary", "slip",
+                              "shifting", "shiftingCoef", "shiftingSurface"}),
                      c.dimension, c.physics);
 
     if (const XMLElement* x = s.single("neighbours"))

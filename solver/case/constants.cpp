@@ -66,7 +66,14 @@ FluidConstants make_fluid_constants(const Case& c, const DerivedConstants& d) {
     case DensityDiffusionKind::fourtakas:
         f.diffusion = DensityDiffusion::fourtakas2019;
         break;
+    case DensityDiffusionKind::antuono:
+        f.diffusion = DensityDiffusion::antuono2010;
+        break;
     }
+    f.formulation = p.formulation == FormulationKind::riemann ? Formulation::riemann_zhang2017
+                                                              : Formulation::classical;
+    f.riemann_eta = static_cast<float>(p.riemann_limiter);
+    f.inv_rho0_c0 = static_cast<float>(1.0 / (k.rho0 * d.speed_of_sound));
     f.ddt_coef = static_cast<float>(2.0 * p.diffusion_coef * d.h * d.speed_of_sound);
     f.hydro_coef = static_cast<float>(k.rho0 * k.gravity / d.b);
     f.wall_continuity = c.physics.boundary == BoundaryKind::dbc;

@@ -10,8 +10,10 @@
 #include "io/snapshot.h"
 #include "neighbours/query.h"
 #include "neighbours/vec.h"
+#include "physics/delta_sph.h"
 #include "physics/kernels.h"
 #include "physics/motion.h"
+#include "physics/riemann.h"
 #include "physics/shifting.h"
 
 #include <cstdint>
@@ -19,7 +21,10 @@
 namespace sluice {
 
 enum class ViscosityModel : std::uint8_t { artificial_monaghan1992, laminar_lo_shao2002 };
-enum class DensityDiffusion : std::uint8_t { none, molteni2009, fourtakas2019 };
+enum class DensityDiffusion : std::uint8_t { none, molteni2009, fourtakas2019, antuono2010 };
+/// The pair terms' form: the classical WCSPH terms of DualSPHysics (this file) or the
+/// Riemann-based ones of Zhang, Hu & Adams (2017, riemann.h).
+enum class Formulation : std::uint8_t { classical, riemann_zhang2017 };
 
 /// Constants of the interaction, built on the host (constants.h) and passed by value.
 struct FluidConstants {
@@ -47,6 +52,9 @@ struct FluidConstants {
     /// (ParticlesT::wall_velocity); DBC walls carry theirs in their velocity.
     bool moving_walls = false;
     ShiftingConstants shifting; ///< particle shifting (shifting.h), off by default
+    Formulation formulation = Formulation::classical;
+    float riemann_eta = riemann_limiter_default; ///< η of the Riemann limiter (riemann.h)
+    float inv_rho0_c0 = 0.0f; ///< 1/(ρ0 c0) (m²·s/kg), the Riemann solver's impedance
 };
 
 /// Tait equation of state (Batchelor 1967; Monaghan 1994; Crespo et al. 2015 eq. 16):
@@ -119,6 +127,9 @@ struct RuntimeModel {
     SLUICE_HD SLUICE_INLINE static bool moving_walls(const FluidConstants& c) {
         return c.moving_walls;
     }
+    SLUICE_HD SLUICE_INLINE static Formulation formulation(const FluidConstants& c) {
+        return c.formulation;
+    }
 };
 
 template <ViscosityModel V, DensityDiffusion Dd>
@@ -133,9 +144,14 @@ struct FixedModel {
     SLUICE_HD SLUICE_INLINE static constexpr bool moving_walls(const FluidConstants&) {
         return false;
     }
-    /// Whether a case's constants are this model's (without shifting, nor mDBC's moving walls).
+    SLUICE_HD SLUICE_INLINE static constexpr Formulation formulation(const FluidConstants&) {
+        return Formulation::classical;
+    }
+    /// Whether a case's constants are this model's (the classical terms, without shifting,
+    /// nor mDBC's moving walls).
     static bool matches(const FluidConstants& c) {
-        return c.viscosity == V && c.diffusion == Dd && !c.shifting.on && !c.moving_walls;
+        return c.viscosity == V && c.diffusion == Dd && !c.shifting.on && !c.moving_walls &&
+               c.formulation == Formulation::classical;
     }
 };
 
@@ -161,6 +177,8 @@ struct ParticlesView {
     /// mDBC with moving walls (FluidConstants::moving_walls): the ids and the walls' motion.
     const std::uint32_t* id = nullptr;
     MovingWallsView<D> walls{};
+    /// diffusion antuono2010: the renormalised density gradients (delta_sph.h), else unset.
+    const Vec<D>* density_gradient = nullptr;
 
     /// What the pair terms read of neighbour j first (the interface every particle layout
     /// offers InteractionVisitor; packed_particles.h has the GPU's).
@@ -175,6 +193,8 @@ struct ParticlesView {
     SLUICE_HD SLUICE_INLINE Vec<D> wall_velocity(std::uint32_t j, const Vec<D>& x_j) const {
         return walls.wall_velocity(id[j], x_j);
     }
+    /// ⟨∇ρ⟩_j^L (kg/m⁴; diffusion antuono2010 only).
+    SLUICE_HD SLUICE_INLINE Vec<D> gradient(std::uint32_t j) const { return density_gradient[j]; }
 };
 
 /// What one interaction pass computes for a particle.
@@ -216,6 +236,9 @@ add_momentum_pair(const FluidConstants& c, float p_rho2_i, float p_rho2_j, float
 /// fluid particle's continuity sum sees a wall neighbour at the wall's own velocity (0 for a
 /// fixed wall; with moving walls its object's, ModelT::moving_walls) while its viscous terms see
 /// the velocity mDBC gave the wall (no-slip or free-slip).
+/// With c.formulation riemann_zhang2017 a fluid particle's continuity and pressure terms are
+/// the Riemann pair terms instead (riemann.h; no artificial viscosity), the diffusions and the
+/// laminar term as above; boundary particles' sums do not change.
 /// The visitor sees only true neighbours (r < 2h) including i itself (r = 0, adds nothing).
 /// ParticlesT is the particle layout: ParticlesView<D> (CPU, arrays of each quantity) or the
 /// CUDA backend's PackedParticlesView<D>; it provides motion(j) and p_rho2(j, ρ_j). ModelT:
@@ -231,6 +254,8 @@ struct InteractionVisitor {
     float p_rho2_i; ///< p_i/ρ_i²
     bool fluid_i;
     Vec<D> pos_i{}; ///< m; read only with ModelT::moving_walls (a wall neighbour's position)
+    /// ⟨∇ρ⟩_i^L (kg/m⁴), diffusion antuono2010 only (set after construction).
+    Vec<D> grad_rho_i{};
     // sums
     Derivatives<D> sum{};
     ShiftingSums<D> shift{};
@@ -263,7 +288,9 @@ struct InteractionVisitor {
                        ? dot(vel_i - particles.wall_velocity(j, pos_i - rij), rij)
                        : dot(vel_i, rij))
                 : vr;
-        sum.density_rate += c.mass * vr_continuity * fac;
+        const bool riemann = ModelT::formulation(c) == Formulation::riemann_zhang2017;
+        if (!fluid_i || !riemann)
+            sum.density_rate += c.mass * vr_continuity * fac;
         if (!fluid_i)
             return;
 
@@ -273,15 +300,51 @@ struct InteractionVisitor {
         const DensityDiffusion diffusion = ModelT::diffusion(c);
         if (diffusion != DensityDiffusion::none && mj.fluid) {
             const float drho_ji = rho_j - rho_i;
-            sum.density_rate +=
-                diffusion == DensityDiffusion::molteni2009
-                    ? density_diffusion_molteni2009(c, drho_ji, fac, r2, inv_rr2, rho_j)
-                    : density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2, inv_rr2,
-                                                      rho_j);
+            if (diffusion == DensityDiffusion::fourtakas2019) {
+                sum.density_rate += density_diffusion_fourtakas2019(c, drho_ji, rij[D - 1], fac, r2,
+                                                                    inv_rr2, rho_j);
+            } else {
+                const float molteni =
+                    density_diffusion_molteni2009(c, drho_ji, fac, r2, inv_rr2, rho_j);
+                sum.density_rate += diffusion == DensityDiffusion::molteni2009
+                                        ? molteni
+                                        : density_diffusion_antuono2010<D>(
+                                              molteni, c.ddt_coef, grad_rho_i,
+                                              particles.gradient(j), rij, fac, c.mass / rho_j);
+            }
         }
 
+        if (riemann) {
+            add_riemann_pair(rij, r2, fac, vr, vr_continuity, rho_j, p_rho2_of(rho_j));
+            if (ModelT::viscosity(c) == ViscosityModel::laminar_lo_shao2002)
+                sum.acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_i, rho_j) * vij;
+            return;
+        }
         add_momentum_pair<ModelT>(c, p_rho2_i, p_rho2_of(rho_j), mu_ij, rho_i, rho_j, fac, r2,
                                   inv_rr2, vij, rij, sum.acceleration);
+    }
+
+    /// The Riemann pair terms of fluid particle i (riemann.h): continuity and the pressure
+    /// part of the momentum. vr = (v_i − v_j)·r_ij with the velocity j shows the pair terms
+    /// (an mDBC wall's: the fluid's mirrored in the wall, mdbc.h), vr_continuity with a wall's
+    /// own velocity (as the classical continuity, the class comment).
+    SLUICE_HD SLUICE_INLINE void add_riemann_pair(const Vec<D>& rij, float r2, float fac, float vr,
+                                                  float vr_continuity, float rho_j,
+                                                  float p_rho2_j) {
+        if (r2 == 0.0f) // i itself: no direction, no term
+            return;
+        const float r = sqrtf(r2);
+        const float inv_r = 1.0f / r;
+        const float p_i = p_rho2_i * rho_i * rho_i;
+        const float p_j = p_rho2_j * rho_j * rho_j;
+        // p_i − p_j less its hydrostatic part ρ0 g (z_j − z_i), z_i − z_j = rij[D−1]
+        const float dp_dynamic = p_i - p_j + c.rho0 * c.gravity * rij[D - 1];
+        sum.density_rate +=
+            riemann_density_rate(rho_i, c.mass / rho_j, riemann_velocity_jump(vr_continuity, inv_r),
+                                 dp_dynamic, c.inv_rho0_c0, r, fac);
+        const float du = riemann_velocity_jump(vr, inv_r);
+        const float p_star = riemann_star_pressure(p_i, p_j, du, c.rho0, c.c0, c.riemann_eta);
+        sum.acceleration -= riemann_momentum_factor(c.mass, p_star, rho_i, rho_j, fac) * rij;
     }
 
     /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.
@@ -311,6 +374,8 @@ interact_particle(const ViewT& view, const ParticlesView<D>& particles, const Ke
                                            particles.pressure[i] / (rho_i * rho_i),
                                            particles.type[i] == ParticleType::fluid,
                                            view.positions[i]};
+    if (c.diffusion == DensityDiffusion::antuono2010)
+        visitor.grad_rho_i = particles.density_gradient[i];
     for_each_neighbour<QueryT>(view, view.positions[i], visitor);
     return visitor.result();
 }

@@ -160,6 +160,37 @@ TEST(Decomposition, ShiftingMatchesOneProcess) {
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, shifting, mDBC, Verlet");
 }
 
+/// The Riemann formulation (physics/riemann.h): pair terms of the same neighbours, with mDBC
+/// (mirrored wall states) and with DBC.
+TEST(Decomposition, RiemannMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = shifting_dambreak();
+    c.physics.formulation = FormulationKind::riemann;
+    c.physics.viscosity_value = 0.0;
+    c.physics.diffusion = DensityDiffusionKind::none;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, Riemann, shifting, mDBC");
+    c.physics.boundary = BoundaryKind::dbc;
+    c.physics.shifting = ShiftingKind::none;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, Riemann, DBC");
+}
+
+/// δ-SPH's pair terms read each neighbour's density gradient, which the halo does not carry:
+/// several processes are refused with a message that names the alternatives.
+TEST(Decomposition, AntuonoDiffusionIsRefusedOverSeveralProcesses) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    Case c = test::dambreak_case(0.04);
+    c.physics.diffusion = DensityDiffusionKind::antuono;
+    try {
+        make_simulation(c, Backend::cpu, *comm);
+        ADD_FAILURE() << "expected an error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("runs in one process only"), std::string::npos)
+            << e.what();
+    }
+}
+
 /// Fluid thrown across the slab faces and out of the domain: particles migrate every few
 /// steps and leave; every one stays owned by exactly one process (checked each step), and the
 /// same ones are excluded as in one process.
@@ -276,6 +307,17 @@ TEST(DecompositionCuda, ShiftingMatchesOneProcess) {
     SKIP_WITHOUT_A_GPU_EACH(comm);
     expect_split_run_agrees(*comm, shifting_dambreak(), 200, 2.0, "dam break 2D, shifting, mDBC",
                             1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, RiemannMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    Case c = shifting_dambreak();
+    c.physics.formulation = FormulationKind::riemann;
+    c.physics.viscosity_value = 0.0;
+    c.physics.diffusion = DensityDiffusionKind::none;
+    expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, Riemann, shifting, mDBC", 1.0,
+                            Backend::cuda);
 }
 
 TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {

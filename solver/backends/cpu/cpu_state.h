@@ -156,6 +156,7 @@ struct CpuState {
         ParticlesView<D> v{velocity.data(), density.data(), pressure.data(), type.data()};
         v.id = id.data();
         v.walls = walls_view();
+        v.density_gradient = density_gradient.empty() ? nullptr : density_gradient.data();
         return v;
     }
     // derived per interaction pass
@@ -164,6 +165,9 @@ struct CpuState {
     /// With shifting: each particle's shifting velocity from the last pass (physics/shifting.h;
     /// zero but for fluid), which the integration after that pass applies; else empty.
     std::vector<Vec<D>> shift_velocity;
+    /// With diffusion antuono2010: each particle's renormalised density gradient, computed at the
+    /// start of every interaction pass (physics/delta_sph.h; zero but for fluid); else empty.
+    std::vector<Vec<D>> density_gradient;
     float acceleration_max = 0.0f, mu_max = 0.0f;
     // gather scratch, one per element type
     std::vector<Vec<D>> scratch_vec;

@@ -12,6 +12,25 @@ namespace sluice::cpu {
 
 namespace {
 
+/// δ-SPH: every owned fluid particle's renormalised density gradient (physics/delta_sph.h),
+/// before the pair terms that read it (one process: make_step_plan refuses several).
+template <class QueryT, int D, class ViewT, class KernelT>
+void density_gradients(const FluidConstants& fluid, CpuState<D>& s, const ViewT& view,
+                       const KernelT& kernel) {
+    s.density_gradient.assign(s.size(), Vec<D>{});
+    ParticlesView<D> particles = s.particles_view();
+    const std::int64_t n = s.active;
+#pragma omp parallel for schedule(static, 64)
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (s.type[i] != ParticleType::fluid)
+            continue;
+        DensityGradientVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel, fluid.mass,
+                                                                     s.density[i]};
+        for_each_neighbour<QueryT>(view, view.positions[i], visitor);
+        s.density_gradient[i] = visitor.sums.renormalised();
+    }
+}
+
 template <class QueryT, int D, class ViewT, class KernelT>
 void interact_with(const StepPlan<D>& plan, const FluidConstants& fluid, CpuState<D>& s,
                    const ViewT& view, const KernelT& kernel) {
@@ -65,8 +84,10 @@ void interact(const StepPlan<D>& plan, CpuState<D>& s, InteractionRole role) {
         plan.query, current_view(plan, s), [&](auto query, const auto& view) {
             std::visit(
                 [&](const auto& kernel) {
-                    interact_with<decltype(query)>(plan, plan.interaction_constants(role), s, view,
-                                                   kernel);
+                    const FluidConstants fluid = plan.interaction_constants(role);
+                    if (fluid.diffusion == DensityDiffusion::antuono2010)
+                        density_gradients<decltype(query)>(fluid, s, view, kernel);
+                    interact_with<decltype(query)>(plan, fluid, s, view, kernel);
                 },
                 plan.kernel);
         });

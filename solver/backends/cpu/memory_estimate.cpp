@@ -15,10 +15,11 @@ MemoryEstimate estimate_cpu_memory(const Case& c, std::uint64_t particles) {
     auto per_particle = [&](auto dim) -> std::uint64_t {
         constexpr int D = decltype(dim)::value;
         // CpuState: position, velocity, previous velocity, acceleration, gather scratch,
-        // previous position (symplectic), the shifting velocity (shifting); the builder's
-        // sorted positions.
+        // previous position (symplectic), the shifting velocity (shifting), the density
+        // gradient (δ-SPH); the builder's sorted positions.
         const std::uint64_t vectors =
-            (symplectic ? 6 : 5) + (c.physics.shifting == ShiftingKind::fickian ? 1 : 0) + 1;
+            (symplectic ? 6 : 5) + (c.physics.shifting == ShiftingKind::fickian ? 1 : 0) +
+            (c.physics.diffusion == DensityDiffusionKind::antuono ? 1 : 0) + 1;
         // density, previous density, pressure, density rate, scratch.
         const std::uint64_t floats = 5;
         // id, id scratch; the builder's key, offset and permutation.

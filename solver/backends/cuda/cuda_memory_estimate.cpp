@@ -41,6 +41,9 @@ double device_bytes_per_particle(const Case& c) {
     // Shifting: a shifting velocity per particle.
     if (c.physics.shifting == ShiftingKind::fickian)
         bytes += vec;
+    // δ-SPH: a density gradient per particle.
+    if (c.physics.diffusion == DensityDiffusionKind::antuono)
+        bytes += vec;
     // mDBC: a ghost offset per wall particle (counted per particle: an upper bound).
     if (c.physics.boundary == BoundaryKind::mdbc)
         bytes += vec + word; // and the pass's list of wall particles

@@ -175,6 +175,8 @@ void CudaSimulation<D>::allocate_state() {
     derivatives_.allocate(capacity_, account_);
     if (plan_.fluid.shifting.on)
         shift_velocity_.allocate(capacity_, account_);
+    if (plan_.fluid.diffusion == DensityDiffusion::antuono2010)
+        density_gradient_.allocate(capacity_, account_);
     const bool symplectic = plan_.symplectic();
     if (symplectic)
         previous_position_.allocate(capacity_, account_);

@@ -287,6 +287,9 @@ private:
     /// With shifting: each particle's shifting velocity (physics/shifting.h) from the corrector's
     /// or the Verlet step's interaction pass, in derivatives_'s order; else unallocated.
     DeviceArray<Vec<D>> shift_velocity_;
+    /// With diffusion antuono2010: each particle's renormalised density gradient, written by the
+    /// interaction pass before its pair terms (physics/delta_sph.h); else unallocated.
+    DeviceArray<Vec<D>> density_gradient_;
     DeviceArray<Vec<D>> previous_position_;    ///< symplectic: state n, predictor's bin order
     DeviceArray<Vec<D>> previous_velocity_[2]; ///< [1]: Verlet's second buffer
     DeviceArray<float> previous_density_[2];

@@ -66,6 +66,12 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         particles.walls = walls_view();
     }
     const unsigned blocks = blocks_for(n_, interaction_block);
+    if (fluid.diffusion == DensityDiffusion::antuono2010) { // δ-SPH's gradients first
+        density_gradient_kernel<QueryT><<<blocks, interaction_block, 0, stream_>>>(
+            view, particles, kernel, fluid.mass, n_, density_gradient_.get());
+        SLUICE_CUDA_CHECK_LAUNCH();
+        particles.density_gradient = density_gradient_.get();
+    }
     if (options_.interaction != CudaInteraction::queued) {
         // The default physics with its models fixed at compile time (physics.h), else any; the
         // in-step walk where the traversal takes a row as one range of a reorder layout; the

@@ -273,6 +273,29 @@ __device__ __forceinline__ void visit_listed(const uint4* groups, const ListExte
     }
 }
 
+/// δ-SPH (diffusion antuono2010): each binned fluid particle's renormalised density gradient
+/// (physics/delta_sph.h) into `gradient` (zero for the others), launched by the interaction
+/// pass before the pair terms that read it.
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
+__global__ void __launch_bounds__(interaction_block)
+    density_gradient_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
+                            float mass, std::uint32_t n, Vec<D>* __restrict__ gradient) {
+    const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
+    if (i >= n)
+        return;
+    Vec<D> x{};
+    const bool binned = load_if_binned(view, i, n, x);
+    const float signed_rho = motion_signed_density<D>(detail::load_motion(particles.motions + i));
+    if (!binned || decode_type(signed_rho) != ParticleType::fluid) {
+        gradient[i] = Vec<D>{};
+        return;
+    }
+    DensityGradientVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, mass,
+                                                                       decode_density(signed_rho)};
+    for_each_neighbour<QueryT>(view, x, visitor);
+    gradient[i] = visitor.sums.renormalised();
+}
+
 /// With shifting (a RuntimeModel pass given `shift`): particle i's shifting velocity. A fixed
 /// model never shifts (physics.h), so its kernels hold no such store.
 template <class ModelT, int D>
@@ -380,7 +403,8 @@ __global__ void __launch_bounds__(interaction_block)
         // particle 0 and discards it.
         const bool queries = binned && !halo;
         Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
-            particles, kernel, c, x, detail::load_motion(particles.motions + (queries ? i : 0)));
+            particles, kernel, c, x, detail::load_motion(particles.motions + (queries ? i : 0)),
+            queries ? i : 0);
         if constexpr (dry_capable) {
             if (queries && dry_case == 2)
                 certify_dry_wall<QueryT>(view, x, particles, dry, now, i, pair);
@@ -415,7 +439,7 @@ __global__ void __launch_bounds__(interaction_block)
         store_shift<ModelT>(shift, i, Vec<D>{});
     } else if (binned) {
         Visitor pair = make_packed_visitor<D, KernelT, ModelT>(
-            particles, kernel, c, x, detail::load_motion(particles.motions + i));
+            particles, kernel, c, x, detail::load_motion(particles.motions + i), i);
         Derivatives<D> d;
         if constexpr (dry_capable) {
             if (dry_case == 2)

@@ -194,6 +194,8 @@ struct PackedParticlesView {
     /// walls' motion; else unset.
     const std::uint32_t* ids = nullptr;
     MovingWallsView<D> walls{};
+    /// diffusion antuono2010: the renormalised density gradients in bin order (delta_sph.h).
+    const Vec<D>* density_gradient = nullptr;
 
     /// Velocity, density and type of neighbour j from its one 16-byte motion entry.
     SLUICE_HD SLUICE_INLINE NeighbourMotion<D> motion(std::uint32_t j) const {
@@ -202,6 +204,10 @@ struct PackedParticlesView {
     /// Wall particle j's own velocity at x_j (m/s; moving walls only, physics.h).
     SLUICE_HD SLUICE_INLINE Vec<D> wall_velocity(std::uint32_t j, const Vec<D>& x_j) const {
         return walls.wall_velocity(ids[j], x_j);
+    }
+    /// ⟨∇ρ⟩_j^L (kg/m⁴; diffusion antuono2010 only).
+    SLUICE_HD SLUICE_INLINE Vec<D> gradient(std::uint32_t j) const {
+        return detail::load_position(density_gradient + j);
     }
     /// p_j/ρ_j², stored in the padding of the position (3D) or the motion (2D).
     SLUICE_HD SLUICE_INLINE float p_rho2(std::uint32_t j, float /*rho_j*/) const {
@@ -217,21 +223,25 @@ struct PackedParticlesView {
 template <int D, class KernelT, class ModelT = RuntimeModel>
 using PackedInteractionVisitor = InteractionVisitor<D, KernelT, PackedParticlesView<D>, ModelT>;
 
-/// The visitor for bin-order particle i, before any neighbour.
+/// The visitor for bin-order particle index_i, before any neighbour.
 template <int D, class KernelT, class ModelT = RuntimeModel>
 SLUICE_HD SLUICE_INLINE PackedInteractionVisitor<D, KernelT, ModelT>
 make_packed_visitor(const PackedParticlesView<D>& particles, const KernelT& kernel,
-                    const FluidConstants& c, const Vec<D>& position_i, const Float4& motion_i) {
+                    const FluidConstants& c, const Vec<D>& position_i, const Float4& motion_i,
+                    std::uint32_t index_i) {
     const float signed_rho = motion_signed_density<D>(motion_i);
-    return PackedInteractionVisitor<D, KernelT, ModelT>{particles,
-                                                        kernel,
-                                                        c,
-                                                        motion_velocity<D>(motion_i),
-                                                        decode_density(signed_rho),
-                                                        packed_p_rho2(position_i, motion_i),
-                                                        decode_type(signed_rho) ==
-                                                            ParticleType::fluid,
-                                                        position_i};
+    PackedInteractionVisitor<D, KernelT, ModelT> visitor{particles,
+                                                         kernel,
+                                                         c,
+                                                         motion_velocity<D>(motion_i),
+                                                         decode_density(signed_rho),
+                                                         packed_p_rho2(position_i, motion_i),
+                                                         decode_type(signed_rho) ==
+                                                             ParticleType::fluid,
+                                                         position_i};
+    if (ModelT::diffusion(c) == DensityDiffusion::antuono2010)
+        visitor.grad_rho_i = particles.gradient(index_i);
+    return visitor;
 }
 
 /// interact_particle (physics.h) over the packed layout: one neighbour query, all derivatives of
@@ -243,7 +253,7 @@ interact_packed_particle(const ViewT& view, const PackedParticlesView<D>& partic
                          const KernelT& kernel, const FluidConstants& c, std::uint32_t i) {
     const Vec<D> x = detail::load_position(view.positions + i);
     PackedInteractionVisitor<D, KernelT, ModelT> visitor = make_packed_visitor<D, KernelT, ModelT>(
-        particles, kernel, c, x, detail::load_motion(particles.motions + i));
+        particles, kernel, c, x, detail::load_motion(particles.motions + i), i);
     for_each_neighbour<QueryT>(view, x, visitor);
     return visitor.result();
 }

@@ -137,6 +137,42 @@ TYPED_TEST(BackendAgreement, ShiftingAgreesWithCpu) {
     expect_backends_agree(c3, 100, 0.2, "dam break 3D, shifting", TypeParam::backend);
 }
 
+/// The Riemann formulation (physics/riemann.h) and δ-SPH's diffusion with its gradient pass
+/// (physics/delta_sph.h) within the same tolerance: mDBC and DBC walls, shifting, the index
+/// layout, 3D (the Riemann terms take the symplectic integrator only, case reader).
+TYPED_TEST(BackendAgreement, NewFormulationsAgreeWithCpu) {
+    Case c = test::dambreak_case(0.04);
+    c.physics.formulation = FormulationKind::riemann;
+    c.physics.viscosity_value = 0.0;
+    c.physics.diffusion = DensityDiffusionKind::none;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, Riemann, DBC", TypeParam::backend);
+    c.physics.boundary = BoundaryKind::mdbc;
+    c.physics.shifting = ShiftingKind::fickian;
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, Riemann, mDBC, shifting", TypeParam::backend);
+    c.neighbours = parse_neighbour_module("counting-sort/strips/0.5/index");
+    expect_backends_agree(c, 200, 2.0, "dam break 2D, Riemann, mDBC, index layout",
+                          TypeParam::backend);
+    Case a = test::dambreak_case(0.04);
+    a.physics.diffusion = DensityDiffusionKind::antuono;
+    a.physics.boundary = BoundaryKind::mdbc;
+    a.physics.shifting = ShiftingKind::fickian;
+    expect_backends_agree(a, 200, 2.0, "dam break 2D, delta+-SPH, mDBC", TypeParam::backend);
+    a.neighbours = parse_neighbour_module("counting-sort/strips/0.5/index");
+    expect_backends_agree(a, 200, 2.0, "dam break 2D, delta+-SPH, index layout",
+                          TypeParam::backend);
+    Case c3 = test::small_dambreak_3d_case(0.02);
+    c3.physics.boundary = BoundaryKind::mdbc;
+    c3.physics.formulation = FormulationKind::riemann;
+    c3.physics.viscosity_value = 0.0;
+    c3.physics.diffusion = DensityDiffusionKind::none;
+    c3.neighbours = parse_neighbour_module("counting-sort/strips/0.5");
+    expect_backends_agree(c3, 100, 0.2, "dam break 3D, Riemann, mDBC", TypeParam::backend);
+    c3.physics.formulation = FormulationKind::classical;
+    c3.physics.viscosity_value = 0.01;
+    c3.physics.diffusion = DensityDiffusionKind::antuono;
+    expect_backends_agree(c3, 100, 0.2, "dam break 3D, delta-SPH, mDBC", TypeParam::backend);
+}
+
 /// The index layouts and the linked list against the CPU (same module), 2D and 3D, both
 /// integrators: the agreement tolerance of the reorder layout.
 TYPED_TEST(BackendAgreement, IndexLayoutsAgreeWithCpu) {

@@ -160,6 +160,9 @@ TEST(CaseReader, Dambreak3d) {
     EXPECT_EQ(tank_faces_to_string(c.tank->faces), "bottom left right front back");
     EXPECT_EQ(c.physics.boundary, BoundaryKind::mdbc);
     EXPECT_EQ(c.physics.shifting, ShiftingKind::fickian);
+    EXPECT_EQ(c.physics.formulation, FormulationKind::riemann);
+    EXPECT_EQ(c.physics.slip, SlipKind::free_slip);
+    EXPECT_DOUBLE_EQ(c.constants.coef_sound, 10.0);
     expect_point(c.tank->box.max, 3.22, 1.0, 1.0);
     ASSERT_EQ(c.obstacles.size(), 1u);
     expect_point(c.obstacles[0].box.min, 0.6635, 0.2955, 0);
@@ -292,6 +295,33 @@ TEST(CaseReader, OutputElementSetsTheSnapshotFormat) {
     EXPECT_FALSE(c.output.format.density);
     EXPECT_TRUE(c.output.boundary_only_first);
     EXPECT_EQ(c.output.writers, 6u);
+}
+
+/// formulation="riemann": no artificial viscosity, no other diffusion unless asked for, η read;
+/// diffusion="antuono" with the classical terms.
+TEST(CaseReader, FormulationsAndDiffusions) {
+    const Case r = parse_case(
+        lines({head2, geometry2, R"(<physics formulation="riemann" riemannLimiter="5"/>)", tail}),
+        "t.xml");
+    EXPECT_EQ(r.physics.formulation, FormulationKind::riemann);
+    EXPECT_DOUBLE_EQ(r.physics.riemann_limiter, 5.0);
+    EXPECT_DOUBLE_EQ(r.physics.viscosity_value, 0.0);
+    EXPECT_EQ(r.physics.diffusion, DensityDiffusionKind::none);
+    EXPECT_EQ(r.physics.slip, SlipKind::free_slip);
+    const Case rl = parse_case(
+        lines({head2, geometry2,
+               R"(<physics formulation="riemann" viscosity="laminar" viscosityValue="1e-6"
+                           diffusion="molteni"/>)",
+               tail}),
+        "t.xml");
+    EXPECT_EQ(rl.physics.viscosity, ViscosityKind::laminar);
+    EXPECT_DOUBLE_EQ(rl.physics.viscosity_value, 1e-6);
+    EXPECT_EQ(rl.physics.diffusion, DensityDiffusionKind::molteni);
+    const Case a =
+        parse_case(lines({head2, geometry2, R"(<physics diffusion="antuono"/>)", tail}), "t.xml");
+    EXPECT_EQ(a.physics.formulation, FormulationKind::classical);
+    EXPECT_EQ(a.physics.diffusion, DensityDiffusionKind::antuono);
+    EXPECT_DOUBLE_EQ(a.physics.viscosity_value, 0.01);
 }
 
 TEST(CaseReader, EveryAttributeIsRead) {
@@ -573,6 +603,13 @@ const Malformed malformed[] = {
     {"verlet_reset_zero", {head2, geometry2, R"(  <physics verletReset="0"/>)", tail}, 3, "must be >= 1"},
     {"shifting_unknown", {head2, geometry2, R"(  <physics shifting="lind"/>)", tail}, 3, "unknown particle shifting (valid: none, fickian)"},
     {"shifting_coef_without_shifting", {head2, geometry2, R"(  <physics shiftingCoef="2"/>)", tail}, 3, "<physics shiftingCoef=\"2\">: applies to shifting=\"fickian\" only"},
+    {"formulation_unknown", {head2, geometry2, R"(  <physics formulation="godunov"/>)", tail}, 3, "unknown formulation (valid: classical, riemann)"},
+    {"riemann_with_artificial_viscosity", {head2, geometry2, R"(  <physics formulation="riemann" viscosity="artificial"/>)", tail}, 3, "dissipates through its Riemann solver"},
+    {"riemann_viscosity_value_without_laminar", {head2, geometry2, R"(  <physics formulation="riemann" viscosityValue="0.01"/>)", tail}, 3, "applies to viscosity=\"laminar\" only"},
+    {"riemann_limiter_classical", {head2, geometry2, R"(  <physics riemannLimiter="3"/>)", tail}, 3, "<physics riemannLimiter=\"3\">: applies to formulation=\"riemann\" only"},
+    {"riemann_no_slip", {head2, geometry2, R"(  <physics formulation="riemann" boundary="mdbc" slip="noslip"/>)", tail}, 3, "sees walls through the fluid's mirrored normal velocity"},
+    {"riemann_verlet", {head2, geometry2, R"(  <physics formulation="riemann" integrator="verlet"/>)", tail}, 3, "formulation=\"riemann\" needs integrator=\"symplectic\""},
+    {"riemann_limiter_zero", {head2, geometry2, R"(  <physics formulation="riemann" riemannLimiter="0"/>)", tail}, 3, "out of range"},
     {"shifting_surface_at_the_interior", {head2, geometry2, R"(  <physics shifting="fickian" shiftingSurface="2"/>)", tail}, 3, "out of range, must be in (0, 2)"},
     // names of choices
     {"kernel_near_miss", {head2, geometry2, R"(  <physics kernel="wendlnd"/>)", tail},
