@@ -6,6 +6,7 @@
 #include "app/step_loop.h"
 #include "io/gauge_rows.h"
 
+#include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/constants.h"
 #include "case/gauge_plan.h"
@@ -345,12 +346,17 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
     CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
     overrides.dp = options.dp;
+    overrides.coef_sound = options.coef_sound;
     overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
     Case c = read_case(options.case_path, overrides);
     if (options.boundary)
         c.physics.boundary = *options.boundary;
     if (options.shifting)
         c.physics.shifting = *options.shifting;
+    if (options.formulation)
+        apply_formulation_override(c.physics, *options.formulation);
+    if (options.diffusion)
+        c.physics.diffusion = *options.diffusion;
     const bool gpu = options.backend == Backend::cuda;
     BackendOptions backend(options.backend);
     backend.cuda = options.cuda;

@@ -36,6 +36,9 @@ struct BenchOptions {
     std::optional<double> dp;             ///< apply_dp_override
     std::optional<BoundaryKind> boundary; ///< overrides <physics boundary>
     std::optional<ShiftingKind> shifting; ///< overrides <physics shifting>
+    std::optional<FormulationKind> formulation;    ///< apply_formulation_override
+    std::optional<DensityDiffusionKind> diffusion; ///< overrides <physics diffusion>
+    std::optional<double> coef_sound;              ///< CaseOverrides::coef_sound
     /// Over several processes: overrides the case's <run balanceInterval> (steps; 0: none).
     std::optional<int> balance_interval;
     std::string csv_path; ///< default: bench_<case name>.csv in the current directory

@@ -20,6 +20,9 @@ int bench_command(const Options& o) {
     b.dp = o.dp;
     b.boundary = o.boundary;
     b.shifting = o.shifting;
+    b.formulation = o.formulation;
+    b.diffusion = o.diffusion;
+    b.coef_sound = o.coef_sound;
     b.balance_interval = o.balance_interval;
     b.csv_path = o.csv;
     b.backend = o.backend;

@@ -4,6 +4,7 @@
 #include "app/bench.h"
 
 #include "app/step_loop.h"
+#include "case/case_override.h"
 #include "case/case_reader.h"
 #include "io/checkpoint.h"
 #include "parallel/communicator.h"
@@ -210,12 +211,17 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
     CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
     overrides.dp = options.dp;
+    overrides.coef_sound = options.coef_sound;
     overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
     Case c = read_case(options.case_path, overrides);
     if (options.boundary)
         c.physics.boundary = *options.boundary;
     if (options.shifting)
         c.physics.shifting = *options.shifting;
+    if (options.formulation)
+        apply_formulation_override(c.physics, *options.formulation);
+    if (options.diffusion)
+        c.physics.diffusion = *options.diffusion;
     if (options.balance_interval)
         c.run.balance_interval = *options.balance_interval;
 

@@ -68,6 +68,18 @@ void print_wall_normals(std::ostream& out, const Case& c, const ParticleSet& par
         out << p.z() << ")";
     }
     out << (missing.size() > 5 ? ", ...\n" : "\n");
+    const Physics& p = c.physics;
+    out << "  pair terms      " << to_string(p.formulation);
+    if (p.formulation == FormulationKind::riemann)
+        out << " (Zhang, Hu & Adams 2017; limiter eta = " << p.riemann_limiter << ")";
+    else
+        out << " (" << to_string(p.viscosity) << " viscosity " << p.viscosity_value << ")";
+    out << ", diffusion " << to_string(p.diffusion);
+    if (p.diffusion != DensityDiffusionKind::none)
+        out << " (delta = " << p.diffusion_coef << ")";
+    if (p.formulation == FormulationKind::riemann && p.viscosity == ViscosityKind::laminar)
+        out << ", laminar viscosity " << p.viscosity_value << " m^2/s";
+    out << "\n";
     out << "  walls           " << to_string(c.physics.boundary);
     if (c.physics.boundary == BoundaryKind::mdbc)
         out << " (" << to_string(c.physics.slip) << "; ghost nodes through the wall surface)";

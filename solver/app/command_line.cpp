@@ -1,6 +1,7 @@
 #include "app/command_line.h"
 
 #include "app/bench.h"
+#include "case/case_override.h"
 #include "case/case_reader.h"
 
 #include <CLI/CLI.hpp>
@@ -81,9 +82,10 @@ struct ParsedValues {
     std::string backend_name; ///< "cpu" or "cuda"; starts as Options' default
     std::string neighbours_text;
     std::string out_dir;
-    double end_time = 0.0, dp = 0.0;
-    std::string boundary; ///< --boundary: "dbc" or "mdbc"
-    std::string shifting; ///< --shifting: "none" or "fickian"
+    double end_time = 0.0, dp = 0.0, coef_sound = 0.0;
+    std::string boundary;               ///< --boundary: "dbc" or "mdbc"
+    std::string shifting;               ///< --shifting: "none" or "fickian"
+    std::string formulation, diffusion; ///< --formulation, --diffusion
     int balance_interval = 0;
     int processes = 0, gpus = 0;
     double output_interval = 0.0;
@@ -126,6 +128,12 @@ void add_dp(CLI::App* command, ParsedValues& v) {
                      "follow)")
         ->check(positive_number)
         ->type_name("DP");
+    command
+        ->add_option("--coef-sound", v.coef_sound,
+                     "speed of sound c0 = COEF*sqrt(g*H_max) (overrides <constants coefSound> "
+                     "or speedOfSound; the acoustic spike of an impact scales with c0)")
+        ->check(positive_number)
+        ->type_name("COEF");
 }
 
 void add_physics_overrides(CLI::App* command, ParsedValues& v) {
@@ -141,6 +149,19 @@ void add_physics_overrides(CLI::App* command, ParsedValues& v) {
                      "cases/README.md)")
         ->check(CLI::IsMember({"none", "fickian"}).description(""))
         ->type_name("none|fickian");
+    command
+        ->add_option("--formulation", v.formulation,
+                     "pair terms: classical (WCSPH, artificial viscosity) or riemann (Zhang, Hu & "
+                     "Adams 2017: no artificial viscosity, no other diffusion unless --diffusion, "
+                     "mDBC walls free-slip); overrides <physics formulation>; cases/README.md")
+        ->check(CLI::IsMember({"classical", "riemann"}).description(""))
+        ->type_name("classical|riemann");
+    command
+        ->add_option("--diffusion", v.diffusion,
+                     "density diffusion: none, molteni, fourtakas or antuono (delta-SPH, one "
+                     "process); overrides <physics diffusion>; cases/README.md")
+        ->check(CLI::IsMember({"none", "molteni", "fourtakas", "antuono"}).description(""))
+        ->type_name("none|molteni|fourtakas|antuono");
 }
 
 void add_backend(CLI::App* command, ParsedValues& v) {
@@ -445,10 +466,22 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
         o.end_time = v.end_time;
     if (given("--dp"))
         o.dp = v.dp;
+    if (given("--coef-sound"))
+        o.coef_sound = v.coef_sound;
     if (given("--boundary"))
         o.boundary = v.boundary == "mdbc" ? BoundaryKind::mdbc : BoundaryKind::dbc;
     if (given("--shifting"))
         o.shifting = v.shifting == "fickian" ? ShiftingKind::fickian : ShiftingKind::none;
+    if (given("--formulation"))
+        o.formulation =
+            v.formulation == "riemann" ? FormulationKind::riemann : FormulationKind::classical;
+    if (given("--diffusion")) {
+        for (DensityDiffusionKind d :
+             {DensityDiffusionKind::none, DensityDiffusionKind::molteni,
+              DensityDiffusionKind::fourtakas, DensityDiffusionKind::antuono})
+            if (v.diffusion == to_string(d))
+                o.diffusion = d;
+    }
     if (given("--checkpoint-interval"))
         o.checkpoint_interval = v.checkpoint_interval;
     if (given("--restart"))
@@ -544,6 +577,7 @@ Case load_case(const Options& o) {
                          std::to_string(*o.dp));
     CaseOverrides overrides;
     overrides.dp = o.dp;
+    overrides.coef_sound = o.coef_sound;
     overrides.end_time = o.end_time;
     Case c = read_case(o.case_path, overrides);
     if (o.out)
@@ -579,6 +613,10 @@ Case load_case(const Options& o) {
         c.physics.boundary = *o.boundary;
     if (o.shifting)
         c.physics.shifting = *o.shifting;
+    if (o.formulation)
+        apply_formulation_override(c.physics, *o.formulation);
+    if (o.diffusion)
+        c.physics.diffusion = *o.diffusion;
     return c;
 }
 

@@ -67,4 +67,14 @@ void apply_dp_override(Case& c, double dp) {
     c.dp = dp;
 }
 
+void apply_formulation_override(Physics& p, FormulationKind f) {
+    if (f == p.formulation)
+        return;
+    p.formulation = f;
+    if (p.viscosity == ViscosityKind::artificial)
+        p.viscosity_value = f == FormulationKind::riemann ? 0.0 : 0.01;
+    p.diffusion =
+        f == FormulationKind::riemann ? DensityDiffusionKind::none : DensityDiffusionKind::molteni;
+}
+
 } // namespace sluice

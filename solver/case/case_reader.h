@@ -36,6 +36,9 @@ private:
 struct CaseOverrides {
     std::optional<double> dp;       ///< m, > 0 and finite (the caller checks the number itself)
     std::optional<double> end_time; ///< s, > 0 and finite
+    /// c0 = coef·sqrt(g·H_max) (`--coef-sound`), replacing the file's coefSound or speedOfSound;
+    /// > 0 and finite
+    std::optional<double> coef_sound;
     /// The tank's inside a whole number of spacings (resolution_checks.h check_tank_lattice).
     /// `sluice bench` turns it off: it times the steps of a geometry at any spacing, and a
     /// gap at a corner does not change what a step costs.
