@@ -53,6 +53,30 @@ class ImpactTable(unittest.TestCase):
             self.assertIn("| S1 | 1.00 / 100.0 | 1.00 / 100.0 |", out)
             self.assertIn("| H1 | 0.335–0.400 |", out)
 
+    def test_rise_and_noise(self):
+        # The triangle rises from 10 % (t = 0.41) to its peak (0.5 s): 90 ms.
+        samples = [(0.01 * k, max(0.0, 1000.0 * (1.0 - abs(0.01 * k - 0.5) / 0.1)))
+                   for k in range(201)]
+        self.assertAlmostEqual(impact_table.rise_time(samples), 0.09, places=9)
+        # A constant 5 kPa with ±500 Pa alternating every 0.1 ms: the 5 ms running mean takes
+        # 51 samples, 26 of them (the odd offsets ±1 … ±25) of the sign opposite to the centre's,
+        # so it is 5 kPa ∓ 500/51 and the deviation's RMS 500·(1 + 1/51) Pa: 10.20 % of the mean.
+        square = [(1e-4 * k, 5000.0 + (500.0 if k % 2 else -500.0)) for k in range(6001)]
+        noise = impact_table.noise_percent(square, 0.2, 0.4)
+        # (the mean over [A, B], 2001 samples, is 5 kPa less 500/2001 Pa: 5e-5 of it)
+        self.assertAlmostEqual(noise, 10.0 * (1.0 + 1.0 / 51.0), delta=0.002)
+        # A smooth ramp has no noise: the centred mean of a linear signal is the signal.
+        ramp = [(1e-4 * k, 1000.0 + 1e4 * 1e-4 * k) for k in range(6001)]
+        self.assertAlmostEqual(impact_table.noise_percent(ramp, 0.2, 0.4), 0.0, places=6)
+
+    def test_noise_table(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_gauges(d)
+            out = subprocess.run([sys.executable, SCRIPT, d, "--noise", "0.45", "0.55"],
+                                 capture_output=True, text=True, check=True).stdout
+            self.assertIn("Rise (ms", out)
+            self.assertIn("| S1 | 90.0 /", out)
+
 
 if __name__ == "__main__":
     unittest.main()
