@@ -170,6 +170,29 @@ TEST_F(Cli, ShiftingFromTheCommandLine) {
     EXPECT_TRUE(contains(bad.output, "--shifting")) << bad.output;
 }
 
+/// The pair terms and c0 from the command line: a run with each; bad values exit 2 naming the
+/// option; --coef-sound goes through the reader (c0 below the fluid's speed is the reader's
+/// error, at the file's line).
+TEST_F(Cli, FormulationDiffusionAndSoundSpeedFromTheCommandLine) {
+    write("small.xml", small_case);
+    for (const char* args :
+         {"--formulation riemann --coef-sound 10", "--diffusion antuono --shifting fickian",
+          "--formulation riemann --diffusion fourtakas"}) {
+        const Result r = sluice(
+            std::string("run small.xml --out f --backend cpu --end-time 0.01 ") + args, dir_);
+        ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+        expect_complete_series(dir_ / "f", "small");
+    }
+    for (const char* args :
+         {"run small.xml --formulation godunov", "run small.xml --diffusion lind",
+          "run small.xml --coef-sound 0", "bench small.xml --coef-sound -1"}) {
+        const Result r = sluice(args, dir_);
+        EXPECT_EQ(r.exit_code, 2) << "sluice " << args << "\n" << r.output;
+    }
+    EXPECT_TRUE(
+        contains(sluice("run small.xml --formulation godunov", dir_).output, "--formulation"));
+}
+
 TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {
     write("small.xml", small_case);
     const Result r = sluice("tune small.xml --backend cpu --steps 2 "

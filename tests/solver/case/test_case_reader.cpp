@@ -615,7 +615,7 @@ const Malformed malformed[] = {
     {"kernel_near_miss", {head2, geometry2, R"(  <physics kernel="wendlnd"/>)", tail},
      3, "unknown kernel; did you mean 'wendland'? (valid: wendland, cubic-spline)"},
     {"viscosity_unknown", {head2, geometry2, R"(  <physics viscosity="sps"/>)", tail}, 3, "unknown viscosity (valid: artificial, laminar)"},
-    {"diffusion_unknown", {head2, geometry2, R"(  <physics diffusion="antuono"/>)", tail}, 3, "(valid: none, molteni, fourtakas)"},
+    {"diffusion_unknown", {head2, geometry2, R"(  <physics diffusion="marrone"/>)", tail}, 3, "(valid: none, molteni, fourtakas, antuono)"},
     {"integrator_unknown", {head2, geometry2, R"(  <physics integrator="euler"/>)", tail}, 3, "unknown integrator (valid: symplectic, verlet)"},
     {"construction_unknown", {head2, geometry2, R"(  <neighbours construction="bucket-sort"/>)", tail},
      3, "unknown neighbour construction 'bucket-sort' (valid: counting-sort, radix-sort, linked-list)"},
