@@ -158,8 +158,8 @@ void add_physics_overrides(CLI::App* command, ParsedValues& v) {
         ->type_name("classical|riemann");
     command
         ->add_option("--diffusion", v.diffusion,
-                     "density diffusion: none, molteni, fourtakas or antuono (delta-SPH, one "
-                     "process); overrides <physics diffusion>; cases/README.md")
+                     "density diffusion: none, molteni, fourtakas or antuono (delta-SPH with "
+                     "renormalised gradients); overrides <physics diffusion>; cases/README.md")
         ->check(CLI::IsMember({"none", "molteni", "fourtakas", "antuono"}).description(""))
         ->type_name("none|molteni|fourtakas|antuono");
 }

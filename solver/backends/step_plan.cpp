@@ -141,11 +141,6 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
         throw std::invalid_argument("formulation=\"riemann\" needs the symplectic integrator: "
                                     "Verlet's leapfrog amplifies the Riemann solver's dissipation");
     p.several_processes = request.several_processes;
-    if (p.several_processes && p.fluid.diffusion == DensityDiffusion::antuono2010)
-        throw std::invalid_argument(
-            "diffusion=\"antuono\" runs in one process only: its pair terms read each "
-            "neighbour's density gradient, which the halo does not carry yet; use "
-            "diffusion=\"fourtakas\" or formulation=\"riemann\" over several processes");
     p.balance_interval = request.several_processes ? c.run.balance_interval : 0;
     if (has_motion(c)) {
         p.moving_walls = true;

@@ -105,7 +105,12 @@ template GridSpec<3> covering_grid<3>(const GridSpec<3>&, const std::array<doubl
                                       const std::array<double, 3>&);
 
 double ghost_node_reach(const Case& c, double search_radius) {
-    return c.physics.boundary == BoundaryKind::mdbc ? 2.0 * search_radius : 0.0;
+    double reach = 0.0;
+    if (c.physics.boundary == BoundaryKind::mdbc)
+        reach = 2.0 * search_radius;
+    if (c.physics.diffusion == DensityDiffusionKind::antuono)
+        reach = std::max(reach, search_radius);
+    return reach;
 }
 
 namespace {

@@ -53,7 +53,10 @@ std::pair<double, double> slab_reach(const SlabDecomposition& slabs, int rank);
 /// particle queries at its ghost node, which lies less than 2R away (wall particles deeper than
 /// R under the surface have none: no fluid particle sees them; case/ghost_offsets.h), so the halo
 /// of a slab must be 2R wider for its wall particles near a face to see all the fluid their
-/// ghost nodes see in one process. 0 with DBC.
+/// ghost nodes see in one process. δ-SPH's diffusion (physics/delta_sph.h) reads each
+/// neighbour's density gradient, which a halo copy sums over its own neighbours: R wider, so
+/// that every halo copy an owned particle sees has the whole support it has in one process.
+/// 0 with DBC and another diffusion.
 double ghost_node_reach(const Case& c, double search_radius);
 
 /// This process's start: its slab's particles of the generated set (ids global), the cut (along

@@ -13,7 +13,9 @@ namespace sluice::cpu {
 namespace {
 
 /// δ-SPH: every owned fluid particle's renormalised density gradient (physics/delta_sph.h),
-/// before the pair terms that read it (one process: make_step_plan refuses several).
+/// before the pair terms that read it. Halo copies sum theirs too: the halo is R wider for it
+/// (parallel/slab_start.h, ghost_node_reach), so that those an owned particle sees have their
+/// whole support, and their gradients are the owners'.
 template <class QueryT, int D, class ViewT, class KernelT>
 void density_gradients(const FluidConstants& fluid, CpuState<D>& s, const ViewT& view,
                        const KernelT& kernel) {
