@@ -75,6 +75,7 @@ void apply_formulation_override(Physics& p, FormulationKind f) {
         p.viscosity_value = f == FormulationKind::riemann ? 0.0 : 0.01;
     p.diffusion =
         f == FormulationKind::riemann ? DensityDiffusionKind::none : DensityDiffusionKind::molteni;
+    p.slip = f == FormulationKind::riemann ? SlipKind::free_slip : SlipKind::no_slip;
 }
 
 } // namespace sluice

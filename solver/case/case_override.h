@@ -18,8 +18,8 @@ void apply_dp_override(Case& c, double dp);
 
 /// Replaces the pair terms (`--formulation`) with the reader's defaults for them
 /// (case_reader.cpp): the Riemann terms take no artificial viscosity and no other density
-/// diffusion (mDBC walls then free-slip, step_plan.cpp); back to the classical ones, the
-/// artificial viscosity 0.01 and Molteni's diffusion. A laminar viscosity stays.
+/// diffusion, and mDBC walls free-slip; back to the classical ones, the artificial viscosity
+/// 0.01, Molteni's diffusion and no-slip walls. A laminar viscosity stays.
 void apply_formulation_override(Physics& p, FormulationKind f);
 
 } // namespace sluice

@@ -1,3 +1,4 @@
+#include "case/case_override.h"
 #include "case/case_reader.h"
 
 #include <gtest/gtest.h>
@@ -322,6 +323,21 @@ TEST(CaseReader, FormulationsAndDiffusions) {
     EXPECT_EQ(a.physics.formulation, FormulationKind::classical);
     EXPECT_EQ(a.physics.diffusion, DensityDiffusionKind::antuono);
     EXPECT_DOUBLE_EQ(a.physics.viscosity_value, 0.01);
+}
+
+/// --formulation on a case: the reader's defaults of the formulation it switches to.
+TEST(CaseReader, FormulationOverrideTakesTheReadersDefaults) {
+    Case c = read_case(cases_dir + "/lobovsky2d.xml");
+    ASSERT_EQ(c.physics.formulation, FormulationKind::riemann);
+    apply_formulation_override(c.physics, FormulationKind::classical);
+    EXPECT_EQ(c.physics.viscosity, ViscosityKind::artificial);
+    EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.01);
+    EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::molteni);
+    EXPECT_EQ(c.physics.slip, SlipKind::no_slip);
+    apply_formulation_override(c.physics, FormulationKind::riemann);
+    EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.0);
+    EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::none);
+    EXPECT_EQ(c.physics.slip, SlipKind::free_slip);
 }
 
 TEST(CaseReader, EveryAttributeIsRead) {
