@@ -10,6 +10,7 @@
 
 #include "backends/backend_tags.h"
 #include "backends/simulation.h"
+#include "case/case_override.h"
 #include "case/force_plan.h"
 #include "case/motion_table.h"
 #include "case/particles.h"
@@ -181,9 +182,11 @@ struct WallLoads {
     double wall_fx = 0.0, total_fz = 0.0;
     double height = 0.0; ///< m: the water's, from its particles (12 rows of 0.04 m are 0.48 m)
 };
-WallLoads still_water_loads(double dp, BoundaryKind boundary, Backend backend) {
+WallLoads still_water_loads(double dp, BoundaryKind boundary, Backend backend,
+                            FormulationKind formulation = FormulationKind::classical) {
     Case c = test::still_water_case(dp);
     c.physics.boundary = boundary;
+    apply_formulation_override(c.physics, formulation);
     c.tank->faces = face_bottom | face_left;
     c.tank->object.name = "tank";
     Obstacle wall;
@@ -235,6 +238,21 @@ TYPED_TEST(MovingWalls, StillWaterForceOnAWall) {
     EXPECT_LT(error[1], 0.02);
     // No worse at the finer spacing, beyond the 0.5 % of the samples' acoustic noise.
     EXPECT_LT(error[1], std::max(error[0], 0.005));
+}
+
+/// The force on a body with the Riemann terms (physics/forces.h: the solver's p* on each wall
+/// particle's pairs) against the same ½ ρ0 g H² and weight, at the shipped resolution.
+TYPED_TEST(MovingWalls, StillWaterForceOnAWallWithRiemann) {
+    const double dp = 0.02;
+    const WallLoads m =
+        still_water_loads(dp, BoundaryKind::mdbc, TypeParam::backend, FormulationKind::riemann);
+    const double H = m.height, expected = 0.5 * rho0 * g * H * H, weight = rho0 * g * H;
+    std::printf("still water, Riemann, dp = %.3f m, H = %.3f m: force on the wall %.1f N/m "
+                "(%+.2f %%) against %.1f; vertical load %.1f against the weight %.1f\n",
+                dp, H, m.wall_fx, 100.0 * (m.wall_fx / expected - 1.0), expected, -m.total_fz,
+                weight);
+    EXPECT_NEAR(m.wall_fx, expected, 0.02 * expected);
+    EXPECT_NEAR(-m.total_fz, weight, 0.01 * weight);
 }
 
 /// Two blocks of fluid moving at 0.5 m/s without gravity, one left of a damping zone (β =
