@@ -5,6 +5,7 @@
 // Started without mpirun, the tests skip. The checkpoints' tests are in
 // test_decomposition_restart.cpp, what they share in decomposition_support.h, main() in main.cpp.
 
+#include "case/case_override.h"
 #include "decomposition_support.h"
 
 #include "backends/cuda/cuda_backend.h"
@@ -173,6 +174,10 @@ TEST(Decomposition, RiemannMatchesOneProcess) {
     c.physics.boundary = BoundaryKind::dbc;
     c.physics.shifting = ShiftingKind::none;
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, Riemann, DBC");
+    // A block moving across a slab face: the mirrored wall state of a moving mDBC wall.
+    Case moving = moving_block_case(*comm, BoundaryKind::mdbc);
+    apply_formulation_override(moving.physics, FormulationKind::riemann);
+    expect_split_run_agrees(*comm, moving, 200, 2.0, "dam break 2D, Riemann, a moving block");
 }
 
 /// δ⁺-SPH (physics/delta_sph.h): each pair reads its neighbour's density gradient, which a halo
