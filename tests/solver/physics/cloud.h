@@ -7,6 +7,7 @@
 #include "physics/integrators.h"
 #include "physics/physics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -79,6 +80,32 @@ struct Cloud {
         for (std::uint32_t i = 0; i < position.size(); ++i)
             out.push_back(interact_particle<StripsQuery>(builder.view(), view, kernel, c, i));
         return out;
+    }
+};
+
+/// The still column of the hydrostatic tests: 20 × 20 particles at dp = 0.02 m filling 0.4 m of
+/// water, each at the density of its depth's hydrostatic pressure (Tait inverted); no walls.
+struct HydrostaticColumn {
+    static constexpr double dp = 0.02, depth = 0.4;
+    static constexpr int side = 20;
+    static double c0() { return 20.0 * std::sqrt(9.81 * depth); }
+    static double h() { return std::sqrt(2.0) * dp; }
+    static void fill(Cloud& cloud, const FluidConstants& c) {
+        for (int iz = 0; iz < side; ++iz)
+            for (int ix = 0; ix < side; ++ix) {
+                const double z = (iz + 0.5) * dp;
+                cloud.add(static_cast<float>((ix + 0.5) * dp), static_cast<float>(z),
+                          tait_density(c, static_cast<float>(1000.0 * 9.81 * (depth - z))));
+            }
+    }
+    /// The largest |dρ/dt| over the column with the constants c (kg/(m³·s)), Wendland C2.
+    static float worst_density_rate(const FluidConstants& c) {
+        Cloud cloud;
+        fill(cloud, c);
+        float worst = 0.0f;
+        for (const Derivatives<2>& d : cloud.derivatives(WendlandC2<2>(h()), c))
+            worst = std::max(worst, std::fabs(d.density_rate));
+        return worst;
     }
 };
 

@@ -1,15 +1,15 @@
 // The Riemann pair terms (physics/riemann.h) and δ-SPH's diffusion (physics/delta_sph.h) on small
 // hand-made particle sets, against what each paper's construction guarantees: the limiter's
-// three regimes, momentum conservation, the wall's mirrored state, exactness of the
-// renormalised gradient for a linear field on a truncated support, and a still hydrostatic
-// column (the analytical state every formulation must keep).
+// three regimes, the wall's mirrored state, exactness of the renormalised gradient for a linear
+// field on a truncated support, and a still hydrostatic column (the analytical state every
+// formulation must keep). Momentum conservation and Antuono's column: test_physics.cpp, beside
+// the classical terms'.
 
 #include "physics/cloud.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 using namespace sluice;
@@ -42,32 +42,6 @@ TEST(Formulations, RiemannLimiterRegimes) {
                         mean + 0.5f * rho0 * c0 * fast);
     // ΔU from v_ij·r_ij: a closing pair (v_ij·r_ij < 0) has ΔU > 0.
     EXPECT_FLOAT_EQ(riemann_velocity_jump(-0.02f, 1.0f / 0.01f), 2.0f);
-}
-
-/// p* is symmetric in i and j and the term is −2m p*/(ρ_iρ_j)∇_iW: pair forces cancel, as in
-/// the classical symmetric form (physics.h).
-TEST(Formulations, RiemannPairForcesConserveMomentum) {
-    const double dp = 0.01, h = std::sqrt(2.0) * dp;
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> jitter(-0.2f, 0.2f), speed(-1.0f, 1.0f),
-        rho(990.0f, 1020.0f);
-    FluidConstants c = riemann_water(30.0, h, dp);
-    c.gravity = 0.0f;
-    Cloud cloud;
-    for (int iz = 0; iz < 15; ++iz)
-        for (int ix = 0; ix < 15; ++ix)
-            cloud.add(static_cast<float>((ix + 0.5 + jitter(rng)) * dp),
-                      static_cast<float>((iz + 0.5 + jitter(rng)) * dp), rho(rng), speed(rng),
-                      speed(rng));
-    double total[2] = {0, 0}, magnitude = 0;
-    for (const Derivatives<2>& d : cloud.derivatives(WendlandC2<2>(h), c)) {
-        total[0] += d.acceleration[0];
-        total[1] += d.acceleration[1];
-        magnitude += std::sqrt(norm2(d.acceleration));
-    }
-    EXPECT_GT(magnitude, 0.0);
-    EXPECT_LT(std::fabs(total[0]), 1e-5 * magnitude);
-    EXPECT_LT(std::fabs(total[1]), 1e-5 * magnitude);
 }
 
 /// A fluid particle closing at u on a fixed mDBC wall particle, whose velocity mDBC set to the
@@ -103,31 +77,23 @@ TEST(Formulations, RiemannWallIsTheMirroredState) {
 /// rates vanish (the pressure jump's hydrostatic part is taken off, riemann.h) as Fourtakas's
 /// do, and inside the column (a full kernel support) the pressure term holds gravity up.
 TEST(Formulations, RiemannKeepsAHydrostaticColumnStill) {
-    const double dp = 0.02, depth = 0.4, c0 = 20.0 * std::sqrt(9.81 * depth);
-    const double h = std::sqrt(2.0) * dp;
-    const WendlandC2<2> kernel(h);
-    float worst_rate[2] = {0, 0}, worst_interior = 0.0f;
-    for (int v = 0; v < 2; ++v) {
-        const FluidConstants c =
-            v == 0 ? water(c0, h, dp, DensityDiffusion::molteni2009) : riemann_water(c0, h, dp);
-        Cloud cloud;
-        for (int iz = 0; iz < 20; ++iz)
-            for (int ix = 0; ix < 20; ++ix) {
-                const double z = (iz + 0.5) * dp;
-                cloud.add(static_cast<float>((ix + 0.5) * dp), static_cast<float>(z),
-                          tait_density(c, static_cast<float>(1000.0 * 9.81 * (depth - z))));
-            }
-        const std::vector<Derivatives<2>> d = cloud.derivatives(kernel, c);
-        for (std::size_t k = 0; k < d.size(); ++k) {
-            worst_rate[v] = std::max(worst_rate[v], std::fabs(d[k].density_rate));
-            const float x = cloud.position[k][0], z = cloud.position[k][1];
-            const bool interior = x > 4 * dp && x < 16 * dp && z > 4 * dp && z < 16 * dp;
-            if (v == 1 && interior)
-                worst_interior = std::max(worst_interior, std::sqrt(norm2(d[k].acceleration)));
-        }
+    using Column = test::HydrostaticColumn;
+    const double dp = Column::dp;
+    const float molteni = Column::worst_density_rate(
+        water(Column::c0(), Column::h(), dp, DensityDiffusion::molteni2009));
+    const FluidConstants c = riemann_water(Column::c0(), Column::h(), dp);
+    Cloud cloud;
+    Column::fill(cloud, c);
+    const std::vector<Derivatives<2>> d = cloud.derivatives(WendlandC2<2>(Column::h()), c);
+    float worst_rate = 0.0f, worst_interior = 0.0f;
+    for (std::size_t k = 0; k < d.size(); ++k) {
+        worst_rate = std::max(worst_rate, std::fabs(d[k].density_rate));
+        const float x = cloud.position[k][0], z = cloud.position[k][1];
+        if (x > 4 * dp && x < 16 * dp && z > 4 * dp && z < 16 * dp) // a full kernel support
+            worst_interior = std::max(worst_interior, std::sqrt(norm2(d[k].acceleration)));
     }
-    EXPECT_GT(worst_rate[0], 1.0f); // Molteni's drift at the truncated rows (kg/m³/s)
-    EXPECT_LT(worst_rate[1], 0.03f * worst_rate[0]);
+    EXPECT_GT(molteni, 1.0f); // Molteni's drift at the truncated rows (kg/m³/s)
+    EXPECT_LT(worst_rate, 0.03f * molteni);
     // −∇p/ρ + g: zero up to the lattice's kernel-sum error (1 % of g measured).
     EXPECT_LT(worst_interior, 0.03f * g);
 }
@@ -154,33 +120,9 @@ TEST(Formulations, RenormalisedGradientIsExactForALinearField) {
     }
 }
 
-/// Antuono's term vanishes on a linear density field right up to the free surface, where
-/// Molteni's does not (Antuono et al. 2010): the hydrostatic column of the test above.
-TEST(Formulations, AntuonoDiffusionKeepsAHydrostaticColumnStill) {
-    const double dp = 0.02, depth = 0.4, c0 = 20.0 * std::sqrt(9.81 * depth);
-    const double h = std::sqrt(2.0) * dp;
-    const WendlandC2<2> kernel(h);
-    float worst[2] = {0, 0};
-    const DensityDiffusion kinds[2] = {DensityDiffusion::molteni2009,
-                                       DensityDiffusion::antuono2010};
-    for (int v = 0; v < 2; ++v) {
-        const FluidConstants c = water(c0, h, dp, kinds[v]);
-        Cloud cloud;
-        for (int iz = 0; iz < 20; ++iz)
-            for (int ix = 0; ix < 20; ++ix) {
-                const double z = (iz + 0.5) * dp;
-                cloud.add(static_cast<float>((ix + 0.5) * dp), static_cast<float>(z),
-                          tait_density(c, static_cast<float>(1000.0 * 9.81 * (depth - z))));
-            }
-        for (const Derivatives<2>& d : cloud.derivatives(kernel, c))
-            worst[v] = std::max(worst[v], std::fabs(d.density_rate));
-    }
-    EXPECT_GT(worst[0], 1.0f);
-    EXPECT_LT(worst[1], 0.03f * worst[0]);
-}
-
-/// And it still diffuses what is not linear: a density bump at rest flattens (the peak's rate
-/// is negative, as Molteni's).
+/// Antuono's term vanishes on a linear density field right up to the free surface (Antuono et
+/// al. 2010; test_physics.cpp's hydrostatic column), and it still diffuses what is not linear:
+/// a density bump at rest flattens (the peak's rate is negative, as Molteni's).
 TEST(Formulations, AntuonoDiffusionFlattensABump) {
     const double dp = 0.01, h = std::sqrt(2.0) * dp;
     const WendlandC2<2> kernel(h);
