@@ -6,7 +6,6 @@
 #include "app/step_loop.h"
 #include "io/gauge_rows.h"
 
-#include "case/case_override.h"
 #include "case/case_reader.h"
 #include "case/constants.h"
 #include "case/gauge_plan.h"
@@ -354,7 +353,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (options.shifting)
         c.physics.shifting = *options.shifting;
     if (options.formulation)
-        apply_formulation_override(c.physics, *options.formulation);
+        set_formulation(c.physics, *options.formulation);
     if (options.diffusion)
         c.physics.diffusion = *options.diffusion;
     const bool gpu = options.backend == Backend::cuda;

@@ -36,7 +36,7 @@ struct BenchOptions {
     std::optional<double> dp;             ///< apply_dp_override
     std::optional<BoundaryKind> boundary; ///< overrides <physics boundary>
     std::optional<ShiftingKind> shifting; ///< overrides <physics shifting>
-    std::optional<FormulationKind> formulation;    ///< apply_formulation_override
+    std::optional<FormulationKind> formulation;    ///< set_formulation
     std::optional<DensityDiffusionKind> diffusion; ///< overrides <physics diffusion>
     std::optional<double> coef_sound;              ///< CaseOverrides::coef_sound
     /// Over several processes: overrides the case's <run balanceInterval> (steps; 0: none).

@@ -4,7 +4,6 @@
 #include "app/bench.h"
 
 #include "app/step_loop.h"
-#include "case/case_override.h"
 #include "case/case_reader.h"
 #include "io/checkpoint.h"
 #include "parallel/communicator.h"
@@ -219,7 +218,7 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     if (options.shifting)
         c.physics.shifting = *options.shifting;
     if (options.formulation)
-        apply_formulation_override(c.physics, *options.formulation);
+        set_formulation(c.physics, *options.formulation);
     if (options.diffusion)
         c.physics.diffusion = *options.diffusion;
     if (options.balance_interval)

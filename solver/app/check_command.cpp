@@ -82,7 +82,7 @@ void print_wall_normals(std::ostream& out, const Case& c, const ParticleSet& par
     out << "\n";
     out << "  walls           " << to_string(c.physics.boundary);
     if (c.physics.boundary == BoundaryKind::mdbc)
-        out << " (" << to_string(c.physics.slip) << "; ghost nodes through the wall surface)";
+        out << " (" << to_string(wall_slip(c.physics)) << "; ghost nodes through the wall surface)";
     out << "\n";
     out << "  shifting        " << to_string(c.physics.shifting);
     if (c.physics.shifting == ShiftingKind::fickian) {

@@ -1,7 +1,6 @@
 #include "app/command_line.h"
 
 #include "app/bench.h"
-#include "case/case_override.h"
 #include "case/case_reader.h"
 
 #include <CLI/CLI.hpp>
@@ -566,58 +565,6 @@ Options parse_options(int argc, char** argv) {
     take_given(command, v, o);
     take_choices(v, o);
     return o;
-}
-
-Case load_case(const Options& o) {
-    // --dp and --end-time go through the reader, so that every rule of a case holds at the
-    // spacing and up to the time that run (walls thick enough, the domain around what moving
-    // objects sweep), each error at the line of the element at fault.
-    if (o.dp && !(*o.dp > 0.0 && std::isfinite(*o.dp)))
-        throw UsageError("--dp expects a positive particle spacing in m, got " +
-                         std::to_string(*o.dp));
-    CaseOverrides overrides;
-    overrides.dp = o.dp;
-    overrides.coef_sound = o.coef_sound;
-    overrides.end_time = o.end_time;
-    Case c = read_case(o.case_path, overrides);
-    if (o.out)
-        c.run.output_dir = *o.out;
-    if (o.neighbours) {
-        c.neighbours = *o.neighbours;
-        c.neighbours_auto = false; // a module named on the command line wins over the case's auto
-    }
-    if (o.neighbours_auto)
-        c.neighbours_auto = true;
-    if (o.output_interval)
-        c.run.output_interval = *o.output_interval;
-    if (o.max_loss)
-        c.run.max_loss_percent = *o.max_loss;
-    if (o.compressor)
-        c.output.format.compressor = *o.compressor;
-    if (o.compression_level) {
-        if (c.output.format.compressor == Compressor::none)
-            throw UsageError("--compression-level has no meaning with the compressor 'none'");
-        c.output.format.level = *o.compression_level;
-    } else if (o.compressor == Compressor::none) {
-        c.output.format.level = 0; // a level the case gave for another compressor
-    }
-    if (o.fields)
-        parse_fields(*o.fields, c.output.format);
-    if (o.boundary_only_first)
-        c.output.boundary_only_first = *o.boundary_only_first;
-    if (o.writers)
-        c.output.writers = *o.writers;
-    if (o.balance_interval)
-        c.run.balance_interval = *o.balance_interval;
-    if (o.boundary)
-        c.physics.boundary = *o.boundary;
-    if (o.shifting)
-        c.physics.shifting = *o.shifting;
-    if (o.formulation)
-        apply_formulation_override(c.physics, *o.formulation);
-    if (o.diffusion)
-        c.physics.diffusion = *o.diffusion;
-    return c;
 }
 
 } // namespace sluice

@@ -125,12 +125,7 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.grid = domain_grid<D>(c, derived.support);
     p.radius = static_cast<float>(derived.support);
     p.integrator = c.physics.integrator;
-    // The Riemann terms see mDBC walls in the free-slip state (physics/riemann.h; the reader
-    // refuses slip="noslip" with them).
-    p.slip =
-        c.physics.slip == SlipKind::no_slip && c.physics.formulation != FormulationKind::riemann
-            ? WallSlip::no_slip
-            : WallSlip::free_slip;
+    p.slip = wall_slip(c.physics) == SlipKind::no_slip ? WallSlip::no_slip : WallSlip::free_slip;
     p.verlet_reset_steps = c.physics.verlet_reset_steps;
     p.cfl = c.constants.cfl;
     p.density_min = static_cast<float>(c.physics.density_min_ratio * c.constants.rho0);

@@ -30,6 +30,19 @@ const char* to_string(FormulationKind f) {
     return f == FormulationKind::riemann ? "riemann" : "classical";
 }
 
+void set_formulation(Physics& p, FormulationKind f) {
+    if (f == p.formulation)
+        return;
+    p.formulation = f;
+    if (p.viscosity == ViscosityKind::artificial)
+        p.viscosity_value = f == FormulationKind::riemann ? 0.0 : Physics{}.viscosity_value;
+    p.diffusion = f == FormulationKind::riemann ? DensityDiffusionKind::none : Physics{}.diffusion;
+}
+
+SlipKind wall_slip(const Physics& p) {
+    return p.formulation == FormulationKind::riemann ? SlipKind::free_slip : p.slip;
+}
+
 const char* to_string(IntegratorKind i) {
     return i == IntegratorKind::symplectic ? "symplectic" : "verlet";
 }

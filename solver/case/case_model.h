@@ -226,11 +226,21 @@ const char* to_string(KernelKind k);           ///< "wendland", "cubic-spline"
 const char* to_string(ViscosityKind v);        ///< "artificial", "laminar"
 const char* to_string(DensityDiffusionKind d); ///< "none", "molteni", "fourtakas", "antuono"
 const char* to_string(FormulationKind f);      ///< "classical", "riemann"
-const char* to_string(IntegratorKind i);       ///< "symplectic", "verlet"
-const char* to_string(BoundaryKind b);         ///< "dbc", "mdbc"
-const char* to_string(SlipKind s);             ///< "noslip", "freeslip"
-const char* to_string(ShiftingKind s);         ///< "none", "fickian"
-const char* to_string(ProbeField f);           ///< "pressure", "velocity", "density"
+
+/// Sets the pair terms with their defaults (cases/README.md): the Riemann terms take no
+/// artificial viscosity and no other density diffusion, the classical ones the artificial
+/// viscosity 0.01 and Molteni's diffusion; a laminar viscosity stays. Nothing changes when f is
+/// p's already. The reader starts a `<physics>` with it, `--formulation` replaces a case's.
+void set_formulation(Physics& p, FormulationKind f);
+
+/// The condition mDBC walls take: free slip with the Riemann terms (physics/riemann.h: they see
+/// a wall through the fluid's mirrored normal velocity), else p.slip.
+SlipKind wall_slip(const Physics& p);
+const char* to_string(IntegratorKind i); ///< "symplectic", "verlet"
+const char* to_string(BoundaryKind b);   ///< "dbc", "mdbc"
+const char* to_string(SlipKind s);       ///< "noslip", "freeslip"
+const char* to_string(ShiftingKind s);   ///< "none", "fickian"
+const char* to_string(ProbeField f);     ///< "pressure", "velocity", "density"
 /// Space-separated face names of a TankFace mask, in the order bottom top left right front back.
 std::string tank_faces_to_string(unsigned faces);
 

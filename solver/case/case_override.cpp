@@ -67,15 +67,4 @@ void apply_dp_override(Case& c, double dp) {
     c.dp = dp;
 }
 
-void apply_formulation_override(Physics& p, FormulationKind f) {
-    if (f == p.formulation)
-        return;
-    p.formulation = f;
-    if (p.viscosity == ViscosityKind::artificial)
-        p.viscosity_value = f == FormulationKind::riemann ? 0.0 : 0.01;
-    p.diffusion =
-        f == FormulationKind::riemann ? DensityDiffusionKind::none : DensityDiffusionKind::molteni;
-    p.slip = f == FormulationKind::riemann ? SlipKind::free_slip : SlipKind::no_slip;
-}
-
 } // namespace sluice

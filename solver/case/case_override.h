@@ -16,10 +16,4 @@ namespace sluice {
 ///         new thickness. The case is unchanged then.
 void apply_dp_override(Case& c, double dp);
 
-/// Replaces the pair terms (`--formulation`) with the reader's defaults for them
-/// (case_reader.cpp): the Riemann terms take no artificial viscosity and no other density
-/// diffusion, and mDBC walls free-slip; back to the classical ones, the artificial viscosity
-/// 0.01, Molteni's diffusion and no-slip walls. A laminar viscosity stays.
-void apply_formulation_override(Physics& p, FormulationKind f);
-
 } // namespace sluice

@@ -314,7 +314,9 @@ void read_physics(const Element& e, int dimension, Physics& p) {
     static const Choices<SlipKind> slips = {{to_string(SlipKind::no_slip), SlipKind::no_slip},
                                             {to_string(SlipKind::free_slip), SlipKind::free_slip}};
 
-    p.formulation = e.choice("formulation", "formulation", formulations).value_or(p.formulation);
+    // The formulation first, with its defaults (set_formulation); the attributes below override.
+    set_formulation(p,
+                    e.choice("formulation", "formulation", formulations).value_or(p.formulation));
     const bool riemann = p.formulation == FormulationKind::riemann;
     if (e.has("riemannLimiter") && !riemann)
         e.fail_attribute("riemannLimiter", "applies to formulation=\"riemann\" only");
@@ -330,13 +332,7 @@ void read_physics(const Element& e, int dimension, Physics& p) {
     if (riemann && e.has("viscosityValue") && p.viscosity != ViscosityKind::laminar)
         e.fail_attribute("viscosityValue", "with formulation=\"riemann\" applies to "
                                            "viscosity=\"laminar\" only (ν, m²/s)");
-    if (riemann && p.viscosity == ViscosityKind::artificial)
-        p.viscosity_value = 0.0; // no artificial viscosity: the Riemann solver's dissipation
     p.viscosity_value = e.number("viscosityValue", at_least(0)).value_or(p.viscosity_value);
-    // The Riemann solver's continuity carries its own diffusion (physics/riemann.h): no other
-    // unless asked for.
-    if (riemann)
-        p.diffusion = DensityDiffusionKind::none;
     p.diffusion = e.choice("diffusion", "density diffusion", diffusions).value_or(p.diffusion);
     p.diffusion_coef = e.number("diffusionCoef", at_least(0)).value_or(p.diffusion_coef);
     p.integrator = e.choice("integrator", "integrator", integrators).value_or(p.integrator);
@@ -352,12 +348,7 @@ void read_physics(const Element& e, int dimension, Physics& p) {
     if (e.has("slip") && p.boundary != BoundaryKind::mdbc)
         e.fail_attribute("slip", "applies to boundary=\"mdbc\" only (DBC walls have no ghost "
                                  "node to take the fluid's velocity from)");
-    // The Riemann terms see an mDBC wall through the fluid's velocity mirrored in it, its
-    // normal component reversed (physics/riemann.h): the free-slip state. A no-slip mirror
-    // would dissipate the fluid's sliding along every wall, and there is no viscous term to
-    // carry the no-slip condition instead.
-    if (riemann)
-        p.slip = SlipKind::free_slip;
+    // The Riemann terms take free slip (wall_slip); no-slip written out is refused.
     if (riemann && e.has("slip") && e.choice("slip", "wall slip", slips) == SlipKind::no_slip)
         e.fail_attribute("slip", "formulation=\"riemann\" sees walls through the fluid's "
                                  "mirrored normal velocity (free slip): give slip=\"freeslip\" "

@@ -38,20 +38,6 @@ struct WallForceVisitor {
         const float fac = kernel.grad_factor(sqrtf(r2));
         const Vec<D> vij = vel_b - mj.velocity;
         const float inv_rr2 = 1.0f / (r2 + c.eta2);
-        if (c.formulation == Formulation::riemann_zhang2017) {
-            if (r2 == 0.0f)
-                return;
-            const float inv_r = 1.0f / sqrtf(r2);
-            // the same ΔU from either side: (v_j − v_b)·r_jb = vij·rij
-            const float du = riemann_velocity_jump(dot(vij, rij), inv_r);
-            const float p_j = particles.p_rho2(j, mj.density) * mj.density * mj.density;
-            const float p_star = riemann_star_pressure(p_rho2_b * rho_b * rho_b, p_j, du, c.rho0,
-                                                       c.c0, c.riemann_eta);
-            acceleration -= riemann_momentum_factor(c.mass, p_star, rho_b, mj.density, fac) * rij;
-            if (c.viscosity == ViscosityModel::laminar_lo_shao2002)
-                acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_b, mj.density) * vij;
-            return;
-        }
         const float mu_ij = c.h * dot(vij, rij) * inv_rr2;
         add_momentum_pair<RuntimeModel>(c, p_rho2_b, particles.p_rho2(j, mj.density), mu_ij, rho_b,
                                         mj.density, fac, r2, inv_rr2, vij, rij, acceleration);

@@ -208,13 +208,27 @@ struct Derivatives {
 
 /// The momentum pair term of particle i with neighbour j (Crespo et al. 2015 eqs. 7, 9, 10):
 /// adds \f$-m_j (p_i/\rho_i^2 + p_j/\rho_j^2 + \Pi_{ij}) \nabla_i W_{ij}\f$ (+ the laminar
-/// term) to `acceleration`. The interaction pass (InteractionVisitor) and the force on a body
+/// term) to `acceleration`; with the Riemann formulation the pressure and dissipation term
+/// \f$-2 m_j p^*/(\rho_i\rho_j) \nabla_i W_{ij}\f$ instead (riemann.h; no artificial viscosity,
+/// the laminar term as above). The interaction pass (InteractionVisitor) and the force on a body
 /// (forces.h) both take it from here. ModelT as InteractionVisitor's.
 template <class ModelT, int D>
 SLUICE_HD SLUICE_INLINE void
 add_momentum_pair(const FluidConstants& c, float p_rho2_i, float p_rho2_j, float mu_ij, float rho_i,
                   float rho_j, float fac, float r2, float inv_rr2, const Vec<D>& vij,
                   const Vec<D>& rij, Vec<D>& acceleration) {
+    if (ModelT::formulation(c) == Formulation::riemann_zhang2017) {
+        if (r2 > 0.0f) { // i itself: no direction, no term
+            const float du = riemann_velocity_jump(dot(vij, rij), 1.0f / sqrtf(r2));
+            const float p_star =
+                riemann_star_pressure(p_rho2_i * rho_i * rho_i, p_rho2_j * rho_j * rho_j, du,
+                                      c.rho0, c.c0, c.riemann_eta);
+            acceleration -= riemann_momentum_factor(c.mass, p_star, rho_i, rho_j, fac) * rij;
+        }
+        if (ModelT::viscosity(c) == ViscosityModel::laminar_lo_shao2002)
+            acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_i, rho_j) * vij;
+        return;
+    }
     float pair = p_rho2_i + p_rho2_j;
     if (ModelT::viscosity(c) == ViscosityModel::artificial_monaghan1992)
         pair += viscosity_monaghan1992(c, mu_ij, rho_i, rho_j);
@@ -314,37 +328,29 @@ struct InteractionVisitor {
             }
         }
 
-        if (riemann) {
-            add_riemann_pair(rij, r2, fac, vr, vr_continuity, rho_j, p_rho2_of(rho_j));
-            if (ModelT::viscosity(c) == ViscosityModel::laminar_lo_shao2002)
-                sum.acceleration += viscosity_lo_shao2002(c, fac, r2, inv_rr2, rho_i, rho_j) * vij;
-            return;
-        }
-        add_momentum_pair<ModelT>(c, p_rho2_i, p_rho2_of(rho_j), mu_ij, rho_i, rho_j, fac, r2,
-                                  inv_rr2, vij, rij, sum.acceleration);
+        const float p_rho2_j = p_rho2_of(rho_j);
+        if (riemann)
+            add_riemann_continuity(rij, r2, fac, vr_continuity, rho_j, p_rho2_j);
+        add_momentum_pair<ModelT>(c, p_rho2_i, p_rho2_j, mu_ij, rho_i, rho_j, fac, r2, inv_rr2, vij,
+                                  rij, sum.acceleration);
     }
 
-    /// The Riemann pair terms of fluid particle i (riemann.h): continuity and the pressure
-    /// part of the momentum. vr = (v_i − v_j)·r_ij with the velocity j shows the pair terms
-    /// (an mDBC wall's: the fluid's mirrored in the wall, mdbc.h), vr_continuity with a wall's
-    /// own velocity (as the classical continuity, the class comment).
-    SLUICE_HD SLUICE_INLINE void add_riemann_pair(const Vec<D>& rij, float r2, float fac, float vr,
-                                                  float vr_continuity, float rho_j,
-                                                  float p_rho2_j) {
+    /// The Riemann continuity term of fluid particle i (riemann.h; its momentum term is
+    /// add_momentum_pair's): vr_continuity = (v_i − v_j)·r_ij with a wall's own velocity, as
+    /// the classical continuity (the class comment).
+    SLUICE_HD SLUICE_INLINE void add_riemann_continuity(const Vec<D>& rij, float r2, float fac,
+                                                        float vr_continuity, float rho_j,
+                                                        float p_rho2_j) {
         if (r2 == 0.0f) // i itself: no direction, no term
             return;
         const float r = sqrtf(r2);
-        const float inv_r = 1.0f / r;
         const float p_i = p_rho2_i * rho_i * rho_i;
         const float p_j = p_rho2_j * rho_j * rho_j;
         // p_i − p_j less its hydrostatic part ρ0 g (z_j − z_i), z_i − z_j = rij[D−1]
         const float dp_dynamic = p_i - p_j + c.rho0 * c.gravity * rij[D - 1];
-        sum.density_rate +=
-            riemann_density_rate(rho_i, c.mass / rho_j, riemann_velocity_jump(vr_continuity, inv_r),
-                                 dp_dynamic, c.inv_rho0_c0, r, fac);
-        const float du = riemann_velocity_jump(vr, inv_r);
-        const float p_star = riemann_star_pressure(p_i, p_j, du, c.rho0, c.c0, c.riemann_eta);
-        sum.acceleration -= riemann_momentum_factor(c.mass, p_star, rho_i, rho_j, fac) * rij;
+        sum.density_rate += riemann_density_rate(rho_i, c.mass / rho_j,
+                                                 riemann_velocity_jump(vr_continuity, 1.0f / r),
+                                                 dp_dynamic, c.inv_rho0_c0, r, fac);
     }
 
     /// The derivatives once every neighbour has been visited: the sums plus gravity on fluid.

@@ -5,7 +5,6 @@
 // Started without mpirun, the tests skip. The checkpoints' tests are in
 // test_decomposition_restart.cpp, what they share in decomposition_support.h, main() in main.cpp.
 
-#include "case/case_override.h"
 #include "decomposition_support.h"
 
 #include "backends/cuda/cuda_backend.h"
@@ -176,7 +175,7 @@ TEST(Decomposition, RiemannMatchesOneProcess) {
     expect_split_run_agrees(*comm, c, 200, 2.0, "dam break 2D, Riemann, DBC");
     // A block moving across a slab face: the mirrored wall state of a moving mDBC wall.
     Case moving = moving_block_case(*comm, BoundaryKind::mdbc);
-    apply_formulation_override(moving.physics, FormulationKind::riemann);
+    set_formulation(moving.physics, FormulationKind::riemann);
     expect_split_run_agrees(*comm, moving, 200, 2.0, "dam break 2D, Riemann, a moving block");
 }
 

@@ -19,13 +19,15 @@ namespace {
 template <class QueryT, int D, class ViewT, class KernelT>
 void density_gradients(const FluidConstants& fluid, CpuState<D>& s, const ViewT& view,
                        const KernelT& kernel) {
-    s.density_gradient.assign(s.size(), Vec<D>{});
+    s.density_gradient.resize(s.size()); // grows with the state, then stays: no allocation
     ParticlesView<D> particles = s.particles_view();
     const std::int64_t n = s.active;
 #pragma omp parallel for schedule(static, 64)
     for (std::int64_t i = 0; i < n; ++i) {
-        if (s.type[i] != ParticleType::fluid)
+        if (s.type[i] != ParticleType::fluid) {
+            s.density_gradient[i] = Vec<D>{};
             continue;
+        }
         DensityGradientVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel, fluid.mass,
                                                                      s.density[i]};
         for_each_neighbour<QueryT>(view, view.positions[i], visitor);

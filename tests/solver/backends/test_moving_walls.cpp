@@ -10,7 +10,6 @@
 
 #include "backends/backend_tags.h"
 #include "backends/simulation.h"
-#include "case/case_override.h"
 #include "case/force_plan.h"
 #include "case/motion_table.h"
 #include "case/particles.h"
@@ -186,7 +185,7 @@ WallLoads still_water_loads(double dp, BoundaryKind boundary, Backend backend,
                             FormulationKind formulation = FormulationKind::classical) {
     Case c = test::still_water_case(dp);
     c.physics.boundary = boundary;
-    apply_formulation_override(c.physics, formulation);
+    set_formulation(c.physics, formulation);
     c.tank->faces = face_bottom | face_left;
     c.tank->object.name = "tank";
     Obstacle wall;

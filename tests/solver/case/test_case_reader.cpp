@@ -1,4 +1,3 @@
-#include "case/case_override.h"
 #include "case/case_reader.h"
 
 #include <gtest/gtest.h>
@@ -162,7 +161,7 @@ TEST(CaseReader, Dambreak3d) {
     EXPECT_EQ(c.physics.boundary, BoundaryKind::mdbc);
     EXPECT_EQ(c.physics.shifting, ShiftingKind::fickian);
     EXPECT_EQ(c.physics.formulation, FormulationKind::riemann);
-    EXPECT_EQ(c.physics.slip, SlipKind::free_slip);
+    EXPECT_EQ(wall_slip(c.physics), SlipKind::free_slip);
     EXPECT_DOUBLE_EQ(c.constants.coef_sound, 10.0);
     expect_point(c.tank->box.max, 3.22, 1.0, 1.0);
     ASSERT_EQ(c.obstacles.size(), 1u);
@@ -308,7 +307,7 @@ TEST(CaseReader, FormulationsAndDiffusions) {
     EXPECT_DOUBLE_EQ(r.physics.riemann_limiter, 5.0);
     EXPECT_DOUBLE_EQ(r.physics.viscosity_value, 0.0);
     EXPECT_EQ(r.physics.diffusion, DensityDiffusionKind::none);
-    EXPECT_EQ(r.physics.slip, SlipKind::free_slip);
+    EXPECT_EQ(wall_slip(r.physics), SlipKind::free_slip);
     const Case rl = parse_case(
         lines({head2, geometry2,
                R"(<physics formulation="riemann" viscosity="laminar" viscosityValue="1e-6"
@@ -325,19 +324,19 @@ TEST(CaseReader, FormulationsAndDiffusions) {
     EXPECT_DOUBLE_EQ(a.physics.viscosity_value, 0.01);
 }
 
-/// --formulation on a case: the reader's defaults of the formulation it switches to.
-TEST(CaseReader, FormulationOverrideTakesTheReadersDefaults) {
+/// --formulation on a case (set_formulation): the defaults of the formulation it switches to.
+TEST(CaseReader, SetFormulationTakesItsDefaults) {
     Case c = read_case(cases_dir + "/lobovsky2d.xml");
     ASSERT_EQ(c.physics.formulation, FormulationKind::riemann);
-    apply_formulation_override(c.physics, FormulationKind::classical);
+    set_formulation(c.physics, FormulationKind::classical);
     EXPECT_EQ(c.physics.viscosity, ViscosityKind::artificial);
     EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.01);
     EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::molteni);
-    EXPECT_EQ(c.physics.slip, SlipKind::no_slip);
-    apply_formulation_override(c.physics, FormulationKind::riemann);
+    EXPECT_EQ(wall_slip(c.physics), SlipKind::no_slip);
+    set_formulation(c.physics, FormulationKind::riemann);
     EXPECT_DOUBLE_EQ(c.physics.viscosity_value, 0.0);
     EXPECT_EQ(c.physics.diffusion, DensityDiffusionKind::none);
-    EXPECT_EQ(c.physics.slip, SlipKind::free_slip);
+    EXPECT_EQ(wall_slip(c.physics), SlipKind::free_slip);
 }
 
 TEST(CaseReader, EveryAttributeIsRead) {
