@@ -36,7 +36,8 @@ int bench_command(const Options& o) {
     b.output_interval = o.output_interval;
     b.output_dir = o.out;
     b.gauges = o.bench_gauges;
-    b.output = load_case(o).output; // <output> with the command line's overrides
+    // <output> with the command line's overrides; the tank's lattice as run_bench reads it
+    b.output = load_case(o, false).output;
     try {
         if (const std::unique_ptr<Communicator> comm = Communicator::world())
             return run_bench_processes(b, *comm, std::cout);

@@ -98,9 +98,11 @@ struct Options {
 Options parse_options(int argc, char** argv);
 
 /// Reads the case and applies the command-line overrides (--out, --end-time, --neighbours, --dp,
-/// --output-interval, --max-loss and the snapshot format's).
+/// --output-interval, --max-loss and the snapshot format's). `tank_lattice` false: a tank need
+/// not be a whole number of spacings inside (CaseOverrides::tank_lattice; `sluice bench`, whose
+/// refined series take any --dp).
 /// \throws CaseError (case file), UsageError (an override the case cannot take).
-Case load_case(const Options& o);
+Case load_case(const Options& o, bool tank_lattice = true);
 
 int run_command(const Options& o);   ///< run_command.cpp
 int check_command(const Options& o); ///< check_command.cpp

@@ -11,7 +11,7 @@
 
 namespace sluice {
 
-Case load_case(const Options& o) {
+Case load_case(const Options& o, bool tank_lattice) {
     // --dp and --end-time go through the reader, so that every rule of a case holds at the
     // spacing and up to the time that run (walls thick enough, the domain around what moving
     // objects sweep), each error at the line of the element at fault.
@@ -22,6 +22,7 @@ Case load_case(const Options& o) {
     overrides.dp = o.dp;
     overrides.coef_sound = o.coef_sound;
     overrides.end_time = o.end_time;
+    overrides.tank_lattice = tank_lattice;
     Case c = read_case(o.case_path, overrides);
     if (o.out)
         c.run.output_dir = *o.out;

@@ -386,3 +386,24 @@ TEST_F(Cli, UnstableRunExits3AndLeavesOnlyCompleteFiles) {
 }
 
 } // namespace
+
+TEST_F(Cli, BenchTakesADpThatRunRefusesForTheTanksLattice) {
+    // A tank 4 m inside is 4/0.09 = 44.4 spacings at dp = 0.09: `run` refuses it (its walls
+    // would leave a gap at the corners, case_reader's check_tank_lattice); `bench`, whose
+    // refined series take any --dp, times it (the scaling series refines the 10^6 case so).
+    write("lattice.xml", R"(<sluice name="lattice" dimension="2">
+  <geometry dp="0.04">
+    <fluid min="0 0" max="1 2"/>
+    <tank min="0 0" max="4 3" faces="bottom left right"/>
+  </geometry>
+</sluice>
+)");
+    const Result run = sluice("run lattice.xml --dp 0.09 --backend cpu --end-time 0.001", dir_);
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_TRUE(contains(run.output, "whole number of spacings")) << run.output;
+    const Result bench = sluice("bench lattice.xml --dp 0.09 --backend cpu --steps 2 --warmup 0 "
+                                "--modules counting-sort/strips/1 --csv bench_lattice.csv",
+                                dir_);
+    EXPECT_EQ(bench.exit_code, 0) << bench.output;
+    EXPECT_TRUE(contains(bench.output, "dp = 0.09 m")) << bench.output;
+}
