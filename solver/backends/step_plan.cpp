@@ -38,20 +38,6 @@ struct PassName {
     const char* operator()(pass::Balance) const { return "balance"; }
 };
 
-/// Where the symplectic corrector finds its neighbours: lists where asked for and the traversal
-/// visits bins in bin order over a reorder layout (the lists keep the walk's order), else the
-/// predictor's structure where the layout is reorder, else a new build.
-CorrectorNeighbours corrector_neighbours(const Case& c, const PlanRequest& request) {
-    if (c.physics.integrator != IntegratorKind::symplectic || c.neighbours.layout == Layout::index)
-        return CorrectorNeighbours::rebuild;
-    const bool label_order =
-        std::visit([](auto q) { return detail::in_label_order<decltype(q)>; }, c.neighbours.query);
-    if (request.corrector == CorrectorNeighbours::lists &&
-        (label_order || !request.lists_available))
-        return CorrectorNeighbours::reuse;
-    return request.corrector;
-}
-
 std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_walls,
                                 CorrectorNeighbours corrector, bool moving, bool damping) {
     // Moving walls follow every integration (before a halo refresh reads them), damping the last.
@@ -95,6 +81,17 @@ std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_wal
 }
 
 } // namespace
+
+CorrectorNeighbours corrector_neighbours(const Case& c, const PlanRequest& request) {
+    if (c.physics.integrator != IntegratorKind::symplectic || c.neighbours.layout == Layout::index)
+        return CorrectorNeighbours::rebuild;
+    const bool label_order =
+        std::visit([](auto q) { return detail::in_label_order<decltype(q)>; }, c.neighbours.query);
+    if (request.corrector == CorrectorNeighbours::lists &&
+        (label_order || !request.lists_available))
+        return CorrectorNeighbours::reuse;
+    return request.corrector;
+}
 
 const char* pass_name(const StepPass& p) {
     return std::visit(PassName{}, p);

@@ -128,6 +128,13 @@ struct PlanRequest {
     bool several_processes = false;
 };
 
+/// Where the symplectic corrector finds its neighbours (StepPlan::corrector): lists where asked
+/// for and the traversal visits bins in bin order over a reorder layout (the lists keep the
+/// walk's order), else the predictor's structure where the layout is reorder, else a new build
+/// (and `rebuild` for Verlet). A backend may need it before its plan (the halo's width over
+/// several GPUs depends on whether the lists are kept).
+CorrectorNeighbours corrector_neighbours(const Case& c, const PlanRequest& request);
+
 template <int D>
 struct StepPlan {
     FluidConstants fluid;

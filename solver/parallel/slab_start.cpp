@@ -119,7 +119,7 @@ namespace {
 /// and this process's slab's particles. `support`: the search radius R (m).
 template <int D>
 SlabStart split_in(const Case& c, const SimulationState& all, double support,
-                   const Communicator& comm) {
+                   const Communicator& comm, double list_reach) {
     SlabStart out;
     const float radius = static_cast<float>(support);
     const GridSpec<D> grid = domain_grid<D>(c, radius);
@@ -139,7 +139,7 @@ SlabStart split_in(const Case& c, const SimulationState& all, double support,
     const double start = grid.origin[axis];
     out.slabs = balanced_slabs(coordinates, weights, D, axis, start,
                                start + grid.dims[axis] * double(grid.bin_size), grid.bin_size,
-                               radius, comm.size(), ghost_node_reach(c, support));
+                               radius, comm.size(), ghost_node_reach(c, support) + list_reach);
     out.state = select_particles(
         all, [&](std::size_t i) { return out.slabs.rank_of(coordinates[i]) == comm.rank(); });
     out.total_particles = all.size();
@@ -148,11 +148,12 @@ SlabStart split_in(const Case& c, const SimulationState& all, double support,
 
 } // namespace
 
-SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm) {
+SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm,
+                       double list_reach) {
     const SimulationState all = initial_state(particles);
     const double support = particles.constants.support;
-    return c.dimension == 2 ? split_in<2>(c, all, support, comm)
-                            : split_in<3>(c, all, support, comm);
+    return c.dimension == 2 ? split_in<2>(c, all, support, comm, list_reach)
+                            : split_in<3>(c, all, support, comm, list_reach);
 }
 
 SlabStart split_state(const Case& c, const SimulationState& whole, const Communicator& comm) {
@@ -161,8 +162,8 @@ SlabStart split_state(const Case& c, const SimulationState& whole, const Communi
                                     std::to_string(whole.dimension) + "D, the case " +
                                     std::to_string(c.dimension) + "D");
     const double support = derive_constants(c, whole.fluid_height).support;
-    SlabStart out = c.dimension == 2 ? split_in<2>(c, whole, support, comm)
-                                     : split_in<3>(c, whole, support, comm);
+    SlabStart out = c.dimension == 2 ? split_in<2>(c, whole, support, comm, 0.0)
+                                     : split_in<3>(c, whole, support, comm, 0.0);
     // The exclusions already reported of the particles this process now owns.
     std::vector<std::uint32_t> mine = out.state.id;
     std::sort(mine.begin(), mine.end());
@@ -172,8 +173,8 @@ SlabStart split_state(const Case& c, const SimulationState& whole, const Communi
     return out;
 }
 
-SlabResume resume_slab(const Case& c, const SimulationState& piece,
-                       const SlabDecomposition& saved) {
+SlabResume resume_slab(const Case& c, const SimulationState& piece, const SlabDecomposition& saved,
+                       double list_reach) {
     if (piece.dimension != c.dimension)
         throw std::invalid_argument("the saved state does not fit the case: it is " +
                                     std::to_string(piece.dimension) + "D, the case " +
@@ -183,7 +184,7 @@ SlabResume resume_slab(const Case& c, const SimulationState& piece,
     const float bin =
         c.dimension == 2 ? domain_grid<2>(c, radius).bin_size : domain_grid<3>(c, radius).bin_size;
     return {derived, slabs_with_faces(saved.axis, saved.faces, bin, radius,
-                                      ghost_node_reach(c, derived.support))};
+                                      ghost_node_reach(c, derived.support) + list_reach)};
 }
 
 std::string move_beyond_halo(const SlabDecomposition& slabs, std::uint64_t step, double time,

@@ -67,9 +67,13 @@ struct SlabStart {
     SlabDecomposition slabs;
     std::uint64_t total_particles = 0;
 };
+/// `list_reach` (m): how much wider the halo must be for the backend's neighbour lists kept
+/// over several steps (the lists' skin: a halo copy must be there for every pair the lists may
+/// hold until they are built again; 0 without kept lists, as on the CPU).
 /// \throws std::invalid_argument when the domain is too short for that many slabs or one would
 ///         be empty (balanced_slabs).
-SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm);
+SlabStart initial_slab(const Case& c, const ParticleSet& particles, const Communicator& comm,
+                       double list_reach = 0.0);
 
 /// The same cut of a saved whole state (a restart under another number of processes than wrote
 /// it: io/checkpoint.h, read_latest_whole_checkpoint), by the state's positions and the case's
@@ -79,13 +83,14 @@ SlabStart split_state(const Case& c, const SimulationState& whole, const Communi
 
 /// What a process continues from its checkpoint with: the case's constants for the piece's
 /// fluid height, and the checkpoint's cut (axis and faces of `saved`) with the case's bin and
-/// halo widths.
+/// halo widths (`list_reach` as initial_slab's).
 struct SlabResume {
     DerivedConstants derived;
     SlabDecomposition slabs;
 };
 /// \throws std::invalid_argument when the piece is of another dimension than the case.
-SlabResume resume_slab(const Case& c, const SimulationState& piece, const SlabDecomposition& saved);
+SlabResume resume_slab(const Case& c, const SimulationState& piece, const SlabDecomposition& saved,
+                       double list_reach = 0.0);
 
 /// The check after a step of a run over several processes that no particle moved further than
 /// the halo allows (slabs.h): |Δx| ≤ dt·max(|v_n|, |v_n+1|) + dt²·|a|max, from the largest speed

@@ -3,7 +3,8 @@
 /// What the decomposition tests (tests/mpi/test_decomposition*.cpp, one executable run under
 /// mpirun) share: the world communicator, the whole run gathered from the pieces, the particle
 /// counts summed over the processes, the split-against-single agreement check and its
-/// tolerances, the skip macros, and the fluid thrown across the faces.
+/// tolerances, the skip macros, and the cases they split (a small 3D dam break, the fluid thrown
+/// across the faces).
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/simulation.h"
@@ -37,6 +38,15 @@ using sluice::test::Difference;
 using sluice::test::difference;
 
 inline constexpr double g = 9.81;
+
+/// A small 3D dam break (0.15 × 0.2 × 0.2 m of water in a 0.4 × 0.2 × 0.3 m tank).
+inline Case dambreak_3d(double dp) {
+    Case c = test::tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2},
+                                {0.6, 0.4, 0.5});
+    c.name = "dambreak3d-small";
+    c.constants.coefh = 0.75;
+    return c;
+}
 
 inline std::unique_ptr<Communicator> world() {
     return Communicator::world();

@@ -40,14 +40,6 @@ using namespace sluice::decomposition_test;
 
 namespace {
 
-Case dambreak_3d(double dp) {
-    Case c = test::tank_case_3d(dp, {0.4, 0.2, 0.3}, {0.15, 0.2, 0.2}, {-0.2, -0.2, -0.2},
-                                {0.6, 0.4, 0.5});
-    c.name = "dambreak3d-small";
-    c.constants.coefh = 0.75;
-    return c;
-}
-
 /// Gauge points along the dam break's floor, across every face, wall sensors' points on the
 /// floor and the walls, and three fronts.
 GaugeRequest gauges_across_faces(const Case& c) {
@@ -345,18 +337,20 @@ TEST(DecompositionCuda, VerletAndIndexLayoutsMatchOneProcess) {
     }
 }
 
-/// Dry wall particles skipped on several GPUs (CudaOptions::skip_dry_walls): the certificates
-/// cover the neighbour slabs' fluid (a margin within the halo, the skins' maxima over the GPUs),
-/// so the state equals the one with every wall particle computed, to the rounding of the
-/// certifying pass (the one-GPU test's tolerance), while many were skipped; the faces move
+/// Dry wall particles skipped on several GPUs (CudaOptions::skip_dry_walls, lists not kept): the
+/// certificates cover the neighbour slabs' fluid (a margin within the halo, the skins' maxima
+/// over the GPUs), so the state equals the one with every wall particle computed, to the rounding
+/// of the certifying pass (the one-GPU test's tolerance), while many were skipped; the faces move
 /// (balancing every 20 steps), so walls change owner and are looked at again.
 TEST(DecompositionCuda, SkippingDryWallsChangesNothing) {
     const auto comm = world();
     SKIP_WITHOUT_A_GPU_EACH(comm);
     const Case c = balanced_dambreak_3d();
-    CudaOptions compute;
+    // Without kept lists (their passes read lists, which hold no dry wall's neighbours).
+    CudaOptions skip, compute;
+    skip.list_skin = compute.list_skin = 0.0f;
     compute.skip_dry_walls = false;
-    auto a = make_cuda_simulation(c, *comm); // skips
+    auto a = make_cuda_simulation(c, *comm, skip);
     auto b = make_cuda_simulation(c, *comm, compute);
     const int steps = 300;
     double fewest_dry = 1e300;
@@ -388,95 +382,6 @@ TEST(DecompositionCuda, SkippingDryWallsChangesNothing) {
     EXPECT_LT(d.drho, 1e-5 * c.constants.rho0);
     EXPECT_GT(fewest_dry, 0.1 * static_cast<double>(n.boundary)); // skipping took place
     EXPECT_EQ(n.fluid, total_counts(*comm, *b).fluid);
-}
-
-/// Two runs over the same fixed faces (no balancing, so that both split alike), each
-/// `steps` long, gathered: how far apart they end.
-Difference split_runs_differ(const Communicator& comm, GpuSimulation& a, GpuSimulation& b,
-                             int steps) {
-    for (int k = 0; k < steps; ++k) {
-        a.step();
-        b.step();
-    }
-    return difference(gather_snapshot(comm, a.snapshot()), gather_snapshot(comm, b.snapshot()));
-}
-
-/// The 3D dam break with each of these modules, on fixed faces, and the steps to run it.
-std::vector<std::pair<Case, int>> fixed_face_dambreaks(std::initializer_list<const char*> modules) {
-    std::vector<std::pair<Case, int>> cases;
-    for (const char* module : modules) {
-        Case c = dambreak_3d(0.02);
-        c.neighbours = parse_neighbour_module(module);
-        c.run.balance_interval = 0;
-        cases.emplace_back(c, 150);
-    }
-    return cases;
-}
-
-/// The corrector's neighbour lists on several GPUs (the default) against the corrector walking
-/// the predictor's structure: a halo copy keeps its index between the passes and the lists'
-/// bound takes every GPU's largest speed, so the same neighbours in the same order, the sums to
-/// the one-GPU test's tolerance (CudaBackend.CorrectorListsEqualTheWalk). Every step's
-/// corrector read lists. The dam break, and the fluid thrown across the faces and out of the
-/// domain (strips/1).
-TEST(DecompositionCuda, CorrectorListsEqualTheWalk) {
-    const auto comm = world();
-    SKIP_WITHOUT_A_GPU_EACH(comm);
-    auto cases = fixed_face_dambreaks({"counting-sort/strips/0.3333333", "radix-sort/moore/1"});
-    Case thrown = thrown_fluid_case();
-    thrown.run.balance_interval = 0;
-    cases.emplace_back(thrown, 300);
-    for (const auto& [c, steps] : cases) {
-        const std::string what = c.name + ", " + c.neighbours.name();
-        CudaOptions walk;
-        walk.corrector = CorrectorNeighbours::reuse;
-        auto a = make_cuda_simulation(c, *comm, walk);
-        auto b = make_cuda_simulation(c, *comm); // lists
-        const Difference d = split_runs_differ(*comm, *a, *b, steps);
-        if (comm->is_root())
-            std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, correctors over lists "
-                        "(this process) %llu; against the walk: max |dx| %g, |dv| %g, |drho| %g\n",
-                        comm->size(), what.c_str(), steps, a->time(),
-                        static_cast<unsigned long long>(b->counters().corrector_list_steps), d.dx,
-                        d.dv, d.drho);
-        EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
-        EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
-        EXPECT_NEAR(a->time(), b->time(), 1e-6 * a->time()) << what;
-        EXPECT_EQ(a->counters().corrector_list_steps, 0u) << what;
-        EXPECT_EQ(b->counters().corrector_list_steps, static_cast<std::uint64_t>(steps)) << what;
-    }
-}
-
-/// The in-step interaction kernel beside halo copies (they walk with their warps and query
-/// nothing) against the direct one: the same sums, to the one-GPU test's tolerance
-/// (CudaBackend.InStepInteractionEqualsDirect); lists and dry walls as by default. A traversal
-/// that visits a row bin by bin (moore) never runs in step.
-TEST(DecompositionCuda, InStepKernelEqualsTheDirectOne) {
-    const auto comm = world();
-    SKIP_WITHOUT_A_GPU_EACH(comm);
-    for (const auto& [c, steps] :
-         fixed_face_dambreaks({"counting-sort/strips/0.3333333", "counting-sort/chords/0.5",
-                               "radix-sort/moore/1"})) {
-        const std::string what = c.name + ", " + c.neighbours.name();
-        const bool bin_by_bin = what.find("moore") != std::string::npos;
-        CudaOptions direct, in_step;
-        direct.interaction = CudaInteraction::direct;
-        in_step.interaction = CudaInteraction::in_step;
-        auto a = make_cuda_simulation(c, *comm, direct);
-        auto b = make_cuda_simulation(c, *comm, in_step);
-        const Difference d = split_runs_differ(*comm, *a, *b, steps);
-        if (comm->is_root())
-            std::printf("GPUs, %d processes, %s, %d steps to t = %.3f s, in step (this process) "
-                        "%llu; against direct: max |dx| %g, |dv| %g, |drho| %g\n",
-                        comm->size(), what.c_str(), steps, a->time(),
-                        static_cast<unsigned long long>(b->counters().in_step_steps), d.dx, d.dv,
-                        d.drho);
-        EXPECT_LT(d.dx, 1e-4 * c.dp) << what;
-        EXPECT_LT(d.drho, 1e-5 * c.constants.rho0) << what;
-        EXPECT_EQ(a->counters().in_step_steps, 0u) << what;
-        EXPECT_EQ(b->counters().in_step_steps, bin_by_bin ? 0u : static_cast<std::uint64_t>(steps))
-            << what;
-    }
 }
 
 TEST(DecompositionCuda, FluidCrossingFacesAndLeavingIsConserved) {

@@ -98,7 +98,8 @@ template <class QueryT, class ViewT>
 void CudaSimulation<D>::launch_list_build(const ViewT& view) {
     build_lists_kernel<QueryT>
         <<<blocks_for(n_, interaction_block), interaction_block, 0, stream_>>>(
-            view, motion_[current_].get(), n_, neighbour_lists(), plan_.fluid.wall_continuity);
+            view, motion_[current_].get(), n_, neighbour_lists(), plan_.fluid.wall_continuity,
+            d_tags());
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 

@@ -225,12 +225,13 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
         plan_.layout == Layout::reorder &&
         std::visit([](auto q) { return !detail::bin_by_bin<decltype(q)>; }, plan_.query);
     in_step_now_ = in_step_applies && options_.interaction == CudaInteraction::in_step;
-    // Kept lists (one GPU; the plan's lists: a reorder layout and a traversal in bin order):
-    // most passes read lists, so neither the adaptive probe (its per-step times would mix
-    // steps with and without a build) nor dry walls (a wall particle's list holds its fluid
-    // neighbours only, none when it is dry) have anything left to gain.
+    // Kept lists (the plan's lists: a reorder layout and a traversal in bin order): most passes
+    // read lists, so neither the adaptive probe (its per-step times would mix steps with and
+    // without a build) nor dry walls (a wall particle's list holds its fluid neighbours only,
+    // none when it is dry) have anything left to gain. Several GPUs: the particles stay in
+    // place between builds (exchange()) and the halo is the lists' skin wider (kept_list_reach).
     lists_ = plan_.corrector == CorrectorNeighbours::lists;
-    keep_lists_ = lists_ && comm_ == nullptr && options_.list_skin > 0.0f;
+    keep_lists_ = keeps_lists(plan_.corrector, options_);
     adaptive_ = in_step_applies && options_.interaction == CudaInteraction::adaptive &&
                 options_.stage_timing && !keep_lists_;
     // A DBC wall particle with no fluid within R has zero derivatives (wall-wall pairs add
@@ -262,15 +263,22 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
         // so the margin stays inside it (by a tenth, for the rounding of the two).
         // mDBC: a ghost node lies up to 2R beyond its wall particle (ghost_node_reach), which the
         // halo's width adds.
+        // Kept lists: the halo is the skin wider (kept_list_reach), but a certificate may be
+        // made on a step after the build, when a particle of the halo's edge may have come up
+        // to half the skin closer, and one more step's move if the plan's guess of it failed
+        // (move_beyond_halo bounds it): the margin is what is left of the halo after those.
         dry_margin_ = plan_.radius / 3.0f;
         const double reach = dry_ghosts_ ? 3.0 * plan_.radius : plan_.radius;
-        if (comm_)
-            dry_margin_ =
-                std::min(dry_margin_, static_cast<float>(0.9 * (slabs_.halo_width - reach)));
+        if (comm_) {
+            const double beyond = slabs_.halo_width - reach; // 2 max_step_move (+ the skin)
+            const double skin = keep_lists_ ? options_.list_skin * plan_.radius : 0.0;
+            const double usable = keep_lists_ ? beyond - skin / 2.0 - slabs_.max_step_move : beyond;
+            dry_margin_ = std::min(dry_margin_, static_cast<float>(0.9 * usable));
+        }
     }
     // Several GPUs (lists_ above): a halo copy keeps its index from the predictor's pass to the
     // corrector's (refresh_halo rewrites its data in place), and the largest speed is every
-    // GPU's; the halo changes every step, so the lists are not kept.
+    // GPU's; kept lists: from one build to the next.
 }
 
 template <int D>
@@ -397,7 +405,7 @@ void CudaSimulation<D>::fence_gauge_reads() {
 template <int D>
 struct CudaSimulation<D>::PassRunner {
     CudaSimulation<D>& s;
-    void operator()(pass::Exchange) const { s.distribute(); }
+    void operator()(pass::Exchange) const { s.exchange(); }
     void operator()(pass::Construction) const { s.rebuild(); }
     void operator()(pass::BoundaryCondition) const { s.apply_boundary_condition(); }
     void operator()(pass::ReuseStructure) const {
@@ -524,6 +532,16 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const CudaOpt
 
 namespace {
 
+/// How much wider the halo is for kept lists (initial_slab's list_reach): their skin, where
+/// the plan's corrector reads lists and they are kept (choose_kernels' rule), else 0.
+double kept_list_reach(const Case& c, const CudaOptions& options, double support) {
+    const PlanRequest request{options.corrector, options.interaction != CudaInteraction::queued,
+                              true};
+    return gpu::keeps_lists(corrector_neighbours(c, request), options)
+               ? static_cast<double>(options.list_skin) * support
+               : 0.0;
+}
+
 /// This process's GPU: the one of its host whose index is its rank among the host's processes
 /// (cuda_device_of_process). Collective: a process without a GPU stops them all.
 void select_device(const Communicator& comm) {
@@ -544,7 +562,8 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communi
                                                     const CudaOptions& options) {
     select_device(comm);
     const ParticleSet particles = generate_particles(c);
-    SlabStart start = initial_slab(c, particles, comm);
+    SlabStart start =
+        initial_slab(c, particles, comm, kept_list_reach(c, options, particles.constants.support));
     if (c.dimension == 2)
         return std::make_unique<gpu::CudaSimulation<2>>(c, particles.constants, start.state, false,
                                                         options, &comm, std::move(start.slabs),
@@ -560,7 +579,9 @@ std::unique_ptr<GpuSimulation> make_cuda_simulation(const Case& c, const Communi
                                                     std::uint64_t total_particles,
                                                     const CudaOptions& options) {
     select_device(comm);
-    SlabResume resume = resume_slab(c, piece, slabs);
+    SlabResume resume =
+        resume_slab(c, piece, slabs,
+                    kept_list_reach(c, options, derive_constants(c, piece.fluid_height).support));
     if (c.dimension == 2)
         return std::make_unique<gpu::CudaSimulation<2>>(c, resume.derived, piece, true, options,
                                                         &comm, std::move(resume.slabs),

@@ -61,6 +61,21 @@ static void exchange_counts(const Communicator& comm, std::uint32_t to_lower,
 }
 
 template <int D>
+void CudaSimulation<D>::exchange() {
+    // Kept lists: the particles keep their places (and owners) while the lists serve, so that
+    // their indices hold: the halo copies only take their owners' state at the end of the last
+    // step, in place. Every process decides alike (plan_next_build's inputs are all-reduced).
+    if (keep_lists_ && !build_next_ && !faces_moved_) {
+        refresh_halo(nullptr);
+        mark(halo);
+        return;
+    }
+    faces_moved_ = false;
+    build_next_ = true; // the order is new: rebuild() builds
+    distribute();
+}
+
+template <int D>
 void CudaSimulation<D>::distribute() {
     const int rank = comm_->rank();
     const double lower = slabs_.lower(rank), upper = slabs_.upper(rank);
@@ -202,6 +217,9 @@ void CudaSimulation<D>::refresh_halo(float* skin, bool on_build) {
     const std::uint32_t received = received_below_ + received_above_;
     auto* out = reinterpret_cast<HaloRecord<D>*>(send_records_.get());
     auto* in = reinterpret_cast<HaloRecord<D>*>(receive_records_.get());
+    // The skin's moves are measured from where the structure was built: kept lists, the
+    // build's sorted copy (the state's positions may be the lists' later ones), in space.
+    const Vec<D>* const built = keep_lists_ ? builder_.d_sorted_positions() : view_positions();
     if (sent > 0) {
         pack_halo_kernel<D><<<blocks_for(sent, block_size), block_size, 0, stream_>>>(
             sent_index_.get(), sent, state_positions, motion_[current_].get(), out);
@@ -213,8 +231,8 @@ void CudaSimulation<D>::refresh_halo(float* skin, bool on_build) {
                     stream_);
     if (received > 0) {
         unpack_halo_kernel<D><<<blocks_for(received, block_size), block_size, 0, stream_>>>(
-            in, received, halo_index_.get(), state_positions, motion_[current_].get(),
-            view_positions(), skin);
+            in, received, halo_index_.get(), state_positions, motion_[current_].get(), built, skin,
+            keep_lists_);
         SLUICE_CUDA_CHECK_LAUNCH();
     }
 }
@@ -263,6 +281,7 @@ void CudaSimulation<D>::balance() {
     if (moved.faces != slabs_.faces) {
         moved.history.emplace_back(steps_, moved.faces);
         slabs_ = std::move(moved);
+        faces_moved_ = true; // kept lists: the next step migrates and builds (exchange())
     }
     stage_seconds_[waiting] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -271,6 +290,7 @@ void CudaSimulation<D>::balance() {
 template std::vector<std::uint32_t> CudaSimulation<2>::download_tags(std::uint32_t) const;
 template std::array<std::uint32_t, 5> CudaSimulation<2>::sort_by_keys(std::uint32_t,
                                                                       const std::uint32_t*);
+template void CudaSimulation<2>::exchange();
 template void CudaSimulation<2>::distribute();
 template void CudaSimulation<2>::index_slots();
 template void CudaSimulation<2>::refresh_halo(float*, bool);
@@ -279,6 +299,7 @@ template void CudaSimulation<2>::balance();
 template std::vector<std::uint32_t> CudaSimulation<3>::download_tags(std::uint32_t) const;
 template std::array<std::uint32_t, 5> CudaSimulation<3>::sort_by_keys(std::uint32_t,
                                                                       const std::uint32_t*);
+template void CudaSimulation<3>::exchange();
 template void CudaSimulation<3>::distribute();
 template void CudaSimulation<3>::index_slots();
 template void CudaSimulation<3>::refresh_halo(float*, bool);

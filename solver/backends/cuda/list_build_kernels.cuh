@@ -36,11 +36,14 @@ struct KeptListWriter {
 /// (the slack covers the rounding of the positions and distances, as the corrector's lists'),
 /// split into core and shell (ListExtent), and their counts, or no_list when they overflow it
 /// (that particle then walks the structure in every pass). `walls_take_sums` false (mDBC): a wall
-/// particle takes no sums in the interaction pass, and gets an empty list.
+/// particle takes no sums in the interaction pass, and gets an empty list. `tags` (several GPUs,
+/// else null): a halo copy takes no sums either (its owner's lists serve it) and gets an empty
+/// list.
 template <class QueryT, class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     build_lists_kernel(ViewT view, const Float4* __restrict__ motions, std::uint32_t n,
-                       NeighbourLists lists, bool walls_take_sums) {
+                       NeighbourLists lists, bool walls_take_sums,
+                       const std::uint32_t* __restrict__ tags) {
     const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
     Vec<D> x{};
     std::uint32_t count = no_list;
@@ -48,8 +51,9 @@ __global__ void __launch_bounds__(interaction_block)
         const bool fluid =
             decode_type(motion_signed_density<D>(detail::load_motion(motions + i))) ==
             ParticleType::fluid;
+        const bool halo = tags != nullptr && is_halo(tags[i]);
         count = 0;
-        if (fluid || walls_take_sums) {
+        if ((fluid || walls_take_sums) && !halo) {
             ViewT wide = view;
             wide.radius = view.radius + lists.skin + list_slack(view.radius, x);
             wide.radius2 = wide.radius * wide.radius;

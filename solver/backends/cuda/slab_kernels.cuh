@@ -198,12 +198,14 @@ __global__ void __launch_bounds__(block_size)
 }
 
 /// The halo copies take their owners' state; `skin` (optional): folds in how far each moved
-/// from `built` (the positions the reused structure was built on).
+/// from `built` (the positions the reused structure was built on): along an axis, or with
+/// `in_space` (kept lists: BuildOrder::skin_move's measure) in space.
 template <int D>
 __global__ void __launch_bounds__(block_size)
     unpack_halo_kernel(const HaloRecord<D>* __restrict__ records, std::uint32_t count,
                        const std::uint32_t* __restrict__ halo_index, Vec<D>* positions,
-                       Float4* __restrict__ motion, const Vec<D>* built, float* skin) {
+                       Float4* __restrict__ motion, const Vec<D>* built, float* skin,
+                       bool in_space) {
     const std::uint32_t k = blockIdx.x * block_size + threadIdx.x;
     float moved = 0.0f;
     if (k < count) {
@@ -211,8 +213,18 @@ __global__ void __launch_bounds__(block_size)
         const HaloRecord<D> r = records[k];
         positions[i] = r.position;
         motion[i] = r.motion;
-        if (skin)
-            moved = largest_move(r.position, detail::load_position(built + i));
+        if (skin) {
+            const Vec<D> b = detail::load_position(built + i);
+            if (in_space) {
+                float s = 0.0f;
+                SLUICE_UNROLL
+                for (int a = 0; a < D; ++a)
+                    s += (r.position[a] - b[a]) * (r.position[a] - b[a]);
+                moved = sqrtf(s);
+            } else {
+                moved = largest_move(r.position, b);
+            }
+        }
     }
     if (skin != nullptr) // the same for every thread: all reach the reduction
         block_max_into(skin, moved);
