@@ -265,7 +265,7 @@ void Run::store_checkpoint(const Checkpoint& k, const char* why) {
 void Run::write_snapshot() {
     const auto t0 = Clock::now();
     if (comm_)
-        output_->submit_piece(sim_->snapshot());
+        output_->submit_piece(sim_->begin_snapshot());
     else
         output_->submit(sim_->begin_snapshot());
     output_times_.push_back(sim_->time());
@@ -273,12 +273,20 @@ void Run::write_snapshot() {
 }
 
 /// The exclusions of the step, counted (the first few named); whether the run was interrupted.
-/// Several processes: every one counts them all, so that all agree on the run's end.
+/// Several processes: every one counts them all, so that all agree on the run's end. They ask
+/// each other (a host collective: on the GPUs a pause of the step) only after a step with
+/// exclusions anywhere, where the backend knows that without asking (the CUDA backend's own
+/// reductions), and every interrupt_check_steps steps for an interrupt, which they then agree
+/// on (a Ctrl-C stops a run over several processes within that many steps).
 bool Run::after_step() {
+    constexpr std::uint64_t interrupt_check_steps = 50;
     std::vector<Exclusion> exclusions = sim_->take_exclusions();
     bool stop = interrupted;
-    if (comm_)
-        stop = combine_step_flags(*comm_, stop, exclusions);
+    if (comm_) {
+        const bool ask =
+            sim_->exclusions_possible_anywhere() || sim_->steps() % interrupt_check_steps == 0;
+        stop = ask && combine_step_flags(*comm_, stop, exclusions);
+    }
     for (const std::string& line : losses_->add(exclusions))
         progress_.log_line(line);
     return stop;

@@ -121,6 +121,12 @@ public:
     /// Exclusions since the last call, by ascending id; each is reported exactly once. The CLI
     /// logs them (summary.json has the count from counts()).
     virtual std::vector<Exclusion> take_exclusions() = 0;
+
+    /// Several processes: false when the last step's own reductions showed every process that
+    /// none of them has exclusions to report (take_exclusions is empty on every one), so that
+    /// the run need not ask the others after each step (the same answer on every process);
+    /// true where the backend does not know (the CPU backend, one process).
+    virtual bool exclusions_possible_anywhere() const { return true; }
 };
 
 /// Generates the particles of the case and sets up the chosen backend.

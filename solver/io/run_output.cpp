@@ -1,5 +1,6 @@
 #include "io/run_output.h"
 
+#include <future>
 #include <utility>
 
 namespace sluice {
@@ -120,7 +121,16 @@ void RunOutput::submit(std::future<Snapshot> snapshot) {
     background_->submit(std::move(snapshot), series_->reserve());
 }
 
-void RunOutput::submit_piece(Snapshot piece) {
+void RunOutput::submit_piece(std::future<Snapshot> piece) {
+    take_pending_piece();
+    pending_piece_ = std::async(std::launch::async,
+                                [started = std::move(piece)]() mutable { return started.get(); });
+}
+
+void RunOutput::take_pending_piece() {
+    if (!pending_piece_.valid())
+        return;
+    Snapshot piece = pending_piece_.get();
     // Each process writes its piece; the diagnostics row is the sum of theirs; the first
     // process lists in the .pvd the times whose pieces are all complete.
     const std::vector<double> row = combine_diagnostics_rows(
@@ -134,6 +144,7 @@ void RunOutput::submit_piece(Snapshot piece) {
 }
 
 void RunOutput::flush() {
+    take_pending_piece();
     if (gauge_rows_)
         gauge_rows_->flush();
     if (force_rows_)
@@ -150,6 +161,7 @@ void RunOutput::publish_complete_pieces() {
 }
 
 std::filesystem::path RunOutput::write_failure(const Snapshot& snapshot) {
+    take_pending_piece();
     background_->flush();
     std::filesystem::path failed = series_->write_failure(snapshot);
     if (group_) {

@@ -85,9 +85,12 @@ public:
     /// One process: hands a started snapshot (Simulation::begin_snapshot) to the writers; its
     /// diagnostics row is written in time order on the collector thread.
     void submit(std::future<Snapshot> snapshot);
-    /// Several processes: this process's piece; the diagnostics row is combined over the
-    /// processes and the complete pieces are published (collective).
-    void submit_piece(Snapshot piece);
+    /// Several processes: this process's piece, started (Simulation::begin_snapshot). It is
+    /// taken when the next piece comes or at flush() (its copy long arrived, and converted on a
+    /// thread of its own meanwhile), so that the step does not wait for it; then its
+    /// diagnostics row is combined over the processes and the complete pieces are published
+    /// (collective).
+    void submit_piece(std::future<Snapshot> piece);
 
     /// Every snapshot and gauges row so far on disk (and, several processes, listed: collective).
     /// \throws what a writer threw.
@@ -109,6 +112,8 @@ public:
 
 private:
     bool writes_shared() const { return !group_ || group_->rank == 0; }
+    /// Several processes: the piece submitted last, handed to the writers (collective).
+    void take_pending_piece();
 
     std::optional<OutputGroup> group_;
     DiagnosticsConstants diagnostics_constants_;
@@ -121,7 +126,8 @@ private:
     std::unique_ptr<CsvSeries> force_csv_;
     std::unique_ptr<GaugeRowWriter> force_rows_;
     std::atomic<std::uintmax_t> bytes_{0};
-    std::unique_ptr<BackgroundSnapshotWriter> background_; ///< last: stopped first
+    std::unique_ptr<BackgroundSnapshotWriter> background_; ///< stopped after the pending piece
+    std::future<Snapshot> pending_piece_;                  ///< last: its thread joined first
 };
 
 } // namespace sluice

@@ -79,6 +79,14 @@ __global__ void __launch_bounds__(block_size)
 /// the skins are measured from the lists' build, so the travel grows faster than the fluid
 /// moved (the certificates, exact either way, expire sooner), and *moved takes the corrector's:
 /// the next step's passes start from it (NeighbourLists::moved, the view's skin).
+/// Several GPUs: scalars->newly_excluded ← the particles the last build excluded (n − binned)
+/// beyond the `recorded` ones (record_exclusions).
+static __global__ void newly_excluded_kernel(const std::uint32_t* binned, std::uint32_t n,
+                                             std::uint32_t recorded, StepScalars* scalars) {
+    const std::uint32_t excluded = n - *binned;
+    scalars->newly_excluded = excluded > recorded ? excluded - recorded : 0u;
+}
+
 static __global__ void finish_step_kernel(const std::uint32_t* binned, StepScalars* scalars,
                                           double* travel, float relative, float* moved) {
     scalars->binned = *binned;

@@ -48,16 +48,16 @@ void CudaSimulation<D>::finish_step() {
                 keep_lists_ ? d_binned() : nullptr, scalars_.get());
         SLUICE_CUDA_CHECK_LAUNCH();
     }
-    if (nccl_) { // failures, escapes, the largest speed and the box over every GPU
+    if (nccl_) {
+        // One all-reduce (max) of everything the host decides on: the passes' maxima, the
+        // skins and the lists' walks (every GPU plans the same next build), the largest speed,
+        // the box, failures and escapes (nonzero anywhere: every process fails alike), and
+        // whether any GPU has exclusions to report.
         mark(checks);
-        nccl_->sum(&scalars_.get()->bad_count, 2, stream_);
-        // With dry walls, the skins too (they sit just before): the fluid's travel below
-        // bounds every GPU's fluid.
-        if (tracks_travel())
-            nccl_->max(reinterpret_cast<std::uint32_t*>(&scalars_.get()->predictor_skin), 9,
-                       stream_);
-        else
-            nccl_->max(&scalars_.get()->speed_max_bits, 7, stream_);
+        newly_excluded_kernel<<<1, 1, 0, stream_>>>(d_binned(), n_, recorded_exclusions_,
+                                                    scalars_.get());
+        SLUICE_CUDA_CHECK_LAUNCH();
+        nccl_->max(&scalars_.get()->acceleration_max2_bits, step_scalar_reduced_words, stream_);
         mark(waiting);
     }
     finish_step_kernel<<<1, 1, 0, stream_>>>(
@@ -135,8 +135,10 @@ void CudaSimulation<D>::plan_next_build(const StepScalars& s) {
     const double needed = 2.0 * (s.step_skin + 1.5 * next_move);
     // A particle that left the domain is excluded by the next build, as it would be without
     // kept lists; the lists would keep it in its neighbours' sums.
+    // Several GPUs: the halo covers the skin only while it holds, so the test is never skipped.
+    const bool checked = !options_.keep_lists_unchecked || comm_ != nullptr;
     build_next_ = list_age_ + 1 >= options_.list_max_age || s.left_domain != 0 ||
-                  (!options_.keep_lists_unchecked && (s.lists_walked != 0 || needed > list_skin_));
+                  (checked && (s.lists_walked != 0 || needed > list_skin_));
 }
 
 template <int D>

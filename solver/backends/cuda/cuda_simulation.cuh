@@ -36,18 +36,26 @@ namespace sluice::gpu {
 struct DryWalls;
 struct NeighbourLists;
 
+/// Whether the lists are kept over several steps (CudaOptions::list_skin): where the plan's
+/// corrector reads lists (step_plan.h, corrector_neighbours) and a skin is given.
+inline bool keeps_lists(CorrectorNeighbours planned, const CudaOptions& options) {
+    return planned == CorrectorNeighbours::lists && options.list_skin > 0.0f;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The simulation
 
 ///
 /// Several GPUs (DESIGN.md, Scale-out; `comm_` set; as the CPU backend's CpuSimulation, on the
 /// device): this process owns its slab's particles and holds halo copies of its neighbours'
-/// within slabs_.halo_width of its faces in the same arrays (tags_). Each step begins with
-/// distribute() (halo dropped, particles that crossed a face sent to their new owner, a new
-/// halo received, through NCCL; two small host synchronisations for the counts); the halo is
-/// refreshed before the corrector pass and before gauges; the pass's maxima, the failure count
-/// and the largest speed are all-reduced by NCCL on the stream. The arrays hold the whole run's
-/// particles (capacity_), so that migration never allocates.
+/// within slabs_.halo_width of its faces in the same arrays (tags_). A step that builds begins
+/// with distribute() (halo dropped, particles that crossed a face sent to their new owner, a new
+/// halo received, through NCCL; two small host synchronisations for the counts); with kept
+/// lists, a step on the last build's lists keeps every particle in place (and with its owner,
+/// even a little past its slab's face) and only refreshes the halo copies (exchange()). The
+/// halo is refreshed before the corrector pass and before gauges; the pass's maxima, the failure
+/// count, the largest speed and the lists' moves are all-reduced by NCCL on the stream. The arrays
+/// hold the whole run's particles (capacity_), so that migration never allocates.
 template <int D>
 class CudaSimulation final : public GpuSimulation {
 public:
@@ -73,6 +81,9 @@ public:
     const DerivedConstants& constants() const override { return derived_; }
     std::string backend_name() const override { return "cuda"; }
     std::vector<Exclusion> take_exclusions() override;
+    bool exclusions_possible_anywhere() const override {
+        return comm_ == nullptr || last_scalars_.newly_excluded != 0;
+    }
     SimulationState save_state() const override;
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
     std::future<GaugeResponse> begin_gauges(const GaugeRequest& request) override;
@@ -231,6 +242,9 @@ private:
 
     // Several GPUs (class comment).
     const std::uint32_t* d_tags() const { return comm_ ? tags_[current_].get() : nullptr; }
+    /// The Exchange pass: distribute() before a build, else (kept lists) the halo's refresh in
+    /// place. Collective.
+    void exchange();
     /// Drops the halo, migrates, receives a new halo (collective; host waits for the counts).
     void distribute();
     /// The halo copies take their owners' state; `skin` (optional) folds in how far they moved
@@ -406,7 +420,8 @@ private:
     DeviceArray<ParticleRecord<D>> send_records_, receive_records_;
     DeviceArray<std::uint32_t> halo_index_, sent_index_;
     std::uint32_t sent_below_ = 0, sent_above_ = 0, received_below_ = 0, received_above_ = 0;
-    double balanced_seconds_ = 0.0;            ///< this process's work (s) at the last balance
+    double balanced_seconds_ = 0.0; ///< this process's work (s) at the last balance
+    bool faces_moved_ = false;      ///< balance() moved the faces: the next exchange() migrates
     DeviceArray<std::uint32_t> column_counts_; ///< balance(): fluid, boundary per bin column
     float largest_speed_ = 0.0f; ///< m/s, owned fluid over every process, after the last step
 
@@ -437,7 +452,7 @@ private:
     float list_dt_bound_ = 0.0f;
     float list_speed_max_ = 0.0f;
     std::uint64_t corrector_list_steps_ = 0;
-    // Kept lists (CudaOptions::list_skin; one GPU): their skin (m), the largest move in space
+    // Kept lists (CudaOptions::list_skin): their skin (m), the largest move in space
     // since their build after the last step (device; where the particles were at the build is
     // the builder's sorted copy, untouched until the next build), whether the next step builds,
     // and how many steps the lists have served since their build (0: this step built them).

@@ -170,7 +170,9 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         plan_.query, view_,
         with_kernel(LaunchInteraction<D>{this, dry, lists, shift, fluid}, plan_.kernel));
     mark(interaction);
-    if (nccl_) { // the pass's maxima over every GPU (float bits of non-negative floats)
+    // Several GPUs: the predictor's maxima over every GPU (float bits of non-negative floats)
+    // for dt; the corrector's go with the step's one reduction (finish_step).
+    if (nccl_ && role != InteractionRole::corrector) {
         nccl_->max(&scalars_.get()->acceleration_max2_bits, 2, stream_);
         mark(waiting);
     }

@@ -63,17 +63,18 @@ Snapshot CudaSimulation<D>::snapshot() const {
 
 template <int D>
 std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
-    if (comm_) // several GPUs: the piece at once (the run takes it so)
-        return Simulation::begin_snapshot();
+    // Several GPUs: this process's piece (the halo copies are left out when it is taken), ids
+    // up to the whole run's count.
     if (!snapshots_)
-        snapshots_ = std::make_shared<SnapshotPool<D>>(n_, plan_.fluid);
+        snapshots_ = std::make_shared<SnapshotPool<D>>(capacity_, plan_.fluid, comm_ != nullptr);
     typename SnapshotPool<D>::Slot& slot = snapshots_->acquire();
     auto lease = std::make_shared<SlotLease<SnapshotPool<D>>>(snapshots_, slot);
     slot.time = time_;
     slot.dt = dt_;
     slot.step = steps_;
-    slot.n = n_;
+    slot.n = static_cast<std::uint32_t>(total_particles_);
     slot.binned = binned_;
+    slot.tagged = comm_ != nullptr;
     // Staging copy on the simulation's stream (ordered before the next step's writes), then the
     // transfer to pinned memory on the side stream while the simulation carries on.
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_position.get(), positions(), binned_ * sizeof(Vec<D>),
@@ -83,6 +84,10 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_id.get(), id_[current_].get(),
                                       binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
                                       stream_));
+    if (slot.tagged)
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.d_tag.get(), tags_[current_].get(),
+                                          binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
+                                          stream_));
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.staged, stream_));
     const cudaStream_t side = snapshots_->side();
     SLUICE_CUDA_CHECK(cudaStreamWaitEvent(side, slot.staged, 0));
@@ -93,6 +98,10 @@ std::future<Snapshot> CudaSimulation<D>::begin_snapshot() {
     SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.h_id.get(), slot.d_id.get(),
                                       binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                       side));
+    if (slot.tagged)
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.h_tag.get(), slot.d_tag.get(),
+                                          binned_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                          side));
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.copied, side));
     // The run's first snapshot shows mDBC's wall normals: filled from the ids after the copy.
     std::shared_ptr<const std::vector<Vec<D>>> offsets = steps_ == 0 ? h_ghost_offsets_ : nullptr;
@@ -350,7 +359,9 @@ std::future<GaugeResponse> CudaSimulation<D>::step_and_sample(const GaugeRequest
     // next one (begin_local_gauges), queued before the step is waited for. Only where the step
     // must end before `before`: dt ≤ cfl · h / c0 (time_step), rounded up here by far more
     // than the two ways of computing it differ.
-    if (!keep_lists_ || !view_ready_ || !(time_ + 1.001 * dt_ceiling() < before))
+    // Several GPUs: the sample refreshes the halo and combines the processes' parts first
+    // (sample_gauges).
+    if (!keep_lists_ || comm_ || !view_ready_ || !(time_ + 1.001 * dt_ceiling() < before))
         return Simulation::step_and_sample(request, before);
     enqueue_step(true);
     std::future<GaugeResponse> sample;
@@ -370,8 +381,10 @@ std::future<GaugeResponse> CudaSimulation<D>::step_and_sample(const GaugeRequest
 
 template <int D>
 GaugeResponse CudaSimulation<D>::sample_gauges(const GaugeRequest& request) {
-    if (comm_ && view_ready_) // the halo at the current state (and the reused view's skin)
-        refresh_halo(reuse_for_corrector() ? &scalars_.get()->step_skin : nullptr);
+    // The halo at the current state (and the reused view's skin; kept lists: the lists' move,
+    // every GPU's already).
+    if (comm_ && view_ready_)
+        refresh_halo(reuse_for_corrector() && !keep_lists_ ? &scalars_.get()->step_skin : nullptr);
     std::future<GaugeResponse> sample = begin_local_gauges(request);
     fence_gauge_reads(); // stream_'s synchronisation then covers a sample beside it
     SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream_));

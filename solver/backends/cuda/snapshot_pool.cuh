@@ -6,6 +6,7 @@
 
 #include "backends/cuda/packed_particles.h"
 #include "backends/cuda/slot_lease.cuh"
+#include "backends/cuda/step_kernels.cuh"
 #include "io/snapshot.h"
 #include "neighbours/device_memory.cuh"
 
@@ -77,22 +78,33 @@ public:
         PinnedArray<Vec<D>> h_position;
         PinnedArray<Float4> h_motion;
         PinnedArray<std::uint32_t> h_id;
+        /// Several GPUs: the tags (slab_kernels.cuh), so that the halo copies are left out.
+        DeviceArray<std::uint32_t> d_tag;
+        PinnedArray<std::uint32_t> h_tag;
         cudaEvent_t staged = nullptr, copied = nullptr;
         bool busy = false;
         double time = 0.0, dt = 0.0;
         std::uint64_t step = 0;
+        /// ids are below n (the whole run's particles); binned: the copied entries
         std::uint32_t n = 0, binned = 0;
+        bool tagged = false; ///< d_tag/h_tag hold the entries' tags
     };
 
-    SnapshotPool(std::uint32_t n, const FluidConstants& c) : fluid_(c) {
+    /// Slots of `capacity` entries; `tagged` (several GPUs): with the tags.
+    SnapshotPool(std::uint32_t capacity, const FluidConstants& c, bool tagged = false) : fluid_(c) {
+        SLUICE_CUDA_CHECK(cudaGetDevice(&device_));
         SLUICE_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
         for (Slot& s : slots_) {
-            s.d_position.allocate(n, account_);
-            s.d_motion.allocate(n, account_);
-            s.d_id.allocate(n, account_);
-            s.h_position.allocate(n);
-            s.h_motion.allocate(n);
-            s.h_id.allocate(n);
+            s.d_position.allocate(capacity, account_);
+            s.d_motion.allocate(capacity, account_);
+            s.d_id.allocate(capacity, account_);
+            s.h_position.allocate(capacity);
+            s.h_motion.allocate(capacity);
+            s.h_id.allocate(capacity);
+            if (tagged) {
+                s.d_tag.allocate(capacity, account_);
+                s.h_tag.allocate(capacity);
+            }
             SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&s.staged, cudaEventDisableTiming));
             SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&s.copied, cudaEventDisableTiming));
         }
@@ -122,6 +134,7 @@ public:
     }
     /// Waits for the slot's copy (so no transfer into it is in flight) and frees it.
     void release(Slot& s) noexcept {
+        cudaSetDevice(device_);
         cudaEventSynchronize(s.copied);
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -129,11 +142,24 @@ public:
         }
         freed_.notify_all();
     }
-    /// The slot's snapshot, once its copy has arrived; frees the slot.
+    /// The slot's snapshot, once its copy has arrived; frees the slot. Any thread (its device
+    /// becomes the pool's).
     Snapshot take(Slot& s) {
         try {
+            SLUICE_CUDA_CHECK(cudaSetDevice(device_));
             SLUICE_CUDA_CHECK(cudaEventSynchronize(s.copied));
-            Snapshot out = make_snapshot<D>(s.time, s.step, s.dt, s.n, s.binned, s.h_position.get(),
+            std::uint32_t count = s.binned;
+            if (s.tagged) { // this process's own particles, in place
+                count = 0;
+                for (std::uint32_t k = 0; k < s.binned; ++k)
+                    if (!is_halo(s.h_tag.get()[k])) {
+                        s.h_position.get()[count] = s.h_position.get()[k];
+                        s.h_motion.get()[count] = s.h_motion.get()[k];
+                        s.h_id.get()[count] = s.h_id.get()[k];
+                        ++count;
+                    }
+            }
+            Snapshot out = make_snapshot<D>(s.time, s.step, s.dt, s.n, count, s.h_position.get(),
                                             s.h_motion.get(), s.h_id.get(), fluid_);
             release(s);
             return out;
@@ -147,6 +173,7 @@ public:
 
 private:
     FluidConstants fluid_;
+    int device_ = 0; ///< the GPU the slots are on
     DeviceMemoryAccount account_;
     cudaStream_t side_ = nullptr;
     std::array<Slot, slot_count> slots_;

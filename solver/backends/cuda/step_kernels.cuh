@@ -15,6 +15,7 @@
 
 #include <cub/block/block_reduce.cuh>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -52,15 +53,13 @@ struct KeyMaxOp {
 
 /// The scalars of a step, in device memory; the host reads them once, at the end of the step.
 struct StepScalars {
-    double dt;                            ///< s, from the first interaction pass
-    float dt_float;                       ///< static_cast<float>(dt), what the schemes take
+    double dt;            ///< s, from the first interaction pass
+    float dt_float;       ///< static_cast<float>(dt), what the schemes take
+    std::uint32_t binned; ///< pbm[nbins] of the last build
+    // Several GPUs: the words from acceleration_max2_bits on are all-reduced (max) by one call at
+    // the end of the step (finish_step), the first two also after the predictor's pass (dt).
     std::uint32_t acceleration_max2_bits; ///< float bits of max |a|² over fluid particles
     std::uint32_t mu_max_bits;            ///< float bits of max μ
-    std::uint32_t bad_count;              ///< particles that failed the check
-    /// Particles inside the domain after the step but outside the grid the step built on
-    /// (bounding_box_kernel): each moved further than the build grid's margin.
-    std::uint32_t escaped;
-    std::uint32_t binned; ///< pbm[nbins] of the last build
     /// Symplectic, reorder: the largest move along any axis since the step's build (m), after
     /// the predictor and after the corrector: the skin of the reused structure (query.h). With
     /// kept lists, the largest move in space since the build they date from
@@ -71,15 +70,30 @@ struct StepScalars {
     /// (the check that no particle moved further than the halo allows).
     std::uint32_t speed_max_bits;
     /// The box of the particles inside the domain after the step, as ordered_key (gauges.h;
-    /// 0: none): [a] of +x_a (upper corner), [3 + a] of −x_a (lower); after speed_max_bits, so
-    /// that one all-reduce (max) takes both.
+    /// 0: none): [a] of +x_a (upper corner), [3 + a] of −x_a (lower).
     std::uint32_t box_keys[6];
     /// Kept lists: 1 when a pass found their skin used up and walked (NeighbourLists::walked).
     std::uint32_t lists_walked;
     /// Kept lists: particles the last build held that are outside the domain after the step
     /// (bounding_box_kernel): the next step builds, which excludes them.
     std::uint32_t left_domain;
+    std::uint32_t bad_count; ///< particles that failed the check (several GPUs: the most of one)
+    /// Particles inside the domain after the step but outside the grid the step built on
+    /// (bounding_box_kernel): each moved further than the build grid's margin (several GPUs:
+    /// the most of one).
+    std::uint32_t escaped;
+    /// Several GPUs: the particles this step's build excluded that no exclusion record holds
+    /// yet (0 on every GPU: no process has exclusions to report; Simulation::
+    /// exclusions_elsewhere).
+    std::uint32_t newly_excluded;
 };
+
+/// The words of StepScalars that finish_step all-reduces (max), from acceleration_max2_bits.
+constexpr int step_scalar_reduced_words = 16;
+static_assert(offsetof(StepScalars, newly_excluded) -
+                      offsetof(StepScalars, acceleration_max2_bits) ==
+                  (step_scalar_reduced_words - 1) * sizeof(std::uint32_t),
+              "the words all-reduced from acceleration_max2_bits on are contiguous");
 
 /// *target = max(*target, the block's largest `mine`) for non-negative floats (their bit
 /// patterns order like them): one atomic per block. Every thread of the block must call it.
