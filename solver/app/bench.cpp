@@ -54,19 +54,12 @@ struct BenchStart {
     std::string text = "the initial state";
 };
 
-/// --from-state: a checkpoint file, or a run folder's newest checkpoint, of this case.
-BenchStart read_start(const Case& c, const std::filesystem::path& from, std::ostream& out) {
+/// --from-state (read_bench_state).
+BenchStart read_start(const Case& c, const std::string& from, std::ostream& out) {
     std::vector<std::string> warnings;
-    Checkpoint k = std::filesystem::is_directory(from)
-                       ? read_latest_checkpoint(from, c.name, warnings)
-                       : read_checkpoint(from);
+    Checkpoint k = read_bench_state(c, from, warnings);
     for (const std::string& w : warnings)
         out << "warning: " << w << "\n";
-    if (k.state.dimension != c.dimension || std::abs(k.dp - c.dp) > 1e-12 * c.dp ||
-        k.integrator != to_string(c.physics.integrator))
-        throw std::invalid_argument("--from-state: " + k.source.string() +
-                                    " is not a state of this case (dp, dimension and "
-                                    "integrator must match)");
     BenchStart start;
     start.state = in_id_order(std::move(k.state));
     start.text =
@@ -144,7 +137,7 @@ void print_header(std::ostream& out, const BenchSetting& s, const std::string& s
                 ? " (here: rebuilt)"
             : symplectic && s.gpu && options.cuda.corrector == CorrectorNeighbours::lists &&
                     options.cuda.list_skin > 0.0f
-                ? "; CUDA, a traversal in bin order, one GPU: the build pass lists the neighbours "
+                ? "; CUDA, a traversal in bin order: the build pass lists the neighbours "
                   "within R + " +
                       bench_fixed(options.cuda.list_skin, 2) +
                       " R, and both passes read the lists until a step could use up that skin "
@@ -303,6 +296,19 @@ BenchModuleResult time_module(const Case& c, const NeighbourModule& module, std:
 }
 
 } // namespace
+
+Checkpoint read_bench_state(const Case& c, const std::string& from,
+                            std::vector<std::string>& warnings) {
+    Checkpoint k = std::filesystem::is_directory(from)
+                       ? read_latest_whole_checkpoint(from, c.name, warnings)
+                       : read_checkpoint(from);
+    if (k.state.dimension != c.dimension || std::abs(k.dp - c.dp) > 1e-12 * c.dp ||
+        k.integrator != to_string(c.physics.integrator))
+        throw std::invalid_argument("--from-state: " + k.source.string() +
+                                    " is not a state of this case (dp, dimension and "
+                                    "integrator must match)");
+    return k;
+}
 
 std::vector<NeighbourModule> parse_module_list(std::string_view text) {
     const std::string all = trim(text);

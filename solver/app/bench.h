@@ -76,12 +76,22 @@ std::vector<NeighbourModule> parse_module_list(std::string_view text);
 int run_bench(const BenchOptions& options, std::ostream& out);
 
 class Communicator;
+struct Checkpoint;
 
-/// The benchmark split over the processes of `comm` (`mpirun -np N sluice bench`, CPU backend,
-/// from t = 0, no output or gauges): per module the wall ms per step, million particle-steps
-/// per second, the final positions against the first module's, and per process its particles
-/// and ms per step in each stage (halo, migration and waiting included). Collective; the first
-/// process writes the report to `out` and the CSV (default bench_<case>_processes.csv).
+/// --from-state: a checkpoint file, or a run folder's newest checkpoint of case c (written by
+/// any number of processes: its pieces merged), checked to be a state of c (dimension, dp and
+/// integrator); `warnings` gets a line for each newer checkpoint skipped.
+/// \throws std::invalid_argument when it is not a state of c, CheckpointError when none reads.
+Checkpoint read_bench_state(const Case& c, const std::string& from,
+                            std::vector<std::string>& warnings);
+
+/// The benchmark split over the processes of `comm` (`mpirun -np N sluice bench`, on CPUs or a
+/// GPU each, from t = 0 or --from-state, cut afresh by estimated work as a restart under another
+/// process count is; no output or gauges): per module the wall ms per step, million
+/// particle-steps per second, the final positions against the first module's, and per process
+/// its particles and ms per step in each stage (halo, migration and waiting included).
+/// Collective; the first process writes the report to `out` and the CSV (default
+/// bench_<case>_processes.csv).
 /// \returns as run_bench. \throws std::invalid_argument for options it does not take.
 int run_bench_processes(const BenchOptions& options, const Communicator& comm, std::ostream& out);
 

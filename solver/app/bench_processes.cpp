@@ -7,6 +7,7 @@
 #include "case/case_reader.h"
 #include "io/checkpoint.h"
 #include "parallel/communicator.h"
+#include "parallel/slab_start.h"
 #include "parallel/slabs.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -83,12 +85,17 @@ struct ProcessesResult {
     std::vector<std::vector<double>> processes; ///< particles, then ms/step per stage
     double max_dx_over_dp = 0.0;
     std::string faces;
+    /// Timed steps whose passes read neighbour lists, and of those on an earlier step's build
+    /// (kept lists; every process decides alike).
+    double list_share = 0.0, kept_list_share = 0.0;
 };
 
-/// Times `module` on case c over comm (collective); its final positions are compared with
-/// `reference` (the first module's, set by the first call). `particles`: the run's total.
+/// Times `module` on case c over comm (collective), from `start` (this process's piece of a
+/// --from-state; null: t = 0); its final positions are compared with `reference` (the first
+/// module's, set by the first call). `particles`: the run's total.
 ProcessesResult time_module(const Case& c, const NeighbourModule& module,
                             const BenchOptions& options, const Communicator& comm,
+                            const SlabStart* start,
                             std::map<std::uint32_t, std::array<float, 3>>& reference,
                             std::uint64_t& particles) {
     Case mc = c;
@@ -96,10 +103,14 @@ ProcessesResult time_module(const Case& c, const NeighbourModule& module,
     // On GPUs with the bench's CUDA options (--interaction, --dry-walls).
     BackendOptions backend(options.backend);
     backend.cuda = options.cuda;
-    const std::unique_ptr<Simulation> sim = make_simulation(mc, backend, comm);
+    const std::unique_ptr<Simulation> sim =
+        start
+            ? make_simulation(mc, backend, comm, start->state, start->slabs, start->total_particles)
+            : make_simulation(mc, backend, comm);
     StepLoop loop(*sim);
     loop.advance_steps(static_cast<std::uint64_t>(options.warmup_steps));
     const StageTimes before = sim->stage_times();
+    const BackendCounters counted = sim->counters();
     comm.barrier();
     const auto t0 = std::chrono::steady_clock::now();
     loop.advance_steps(static_cast<std::uint64_t>(options.steps));
@@ -114,6 +125,13 @@ ProcessesResult time_module(const Case& c, const NeighbourModule& module,
                        options.steps);
     ProcessesResult r;
     r.module = module.name();
+    const BackendCounters counted_after = sim->counters();
+    r.list_share =
+        static_cast<double>(counted_after.corrector_list_steps - counted.corrector_list_steps) /
+        options.steps;
+    r.kept_list_share =
+        static_cast<double>(counted_after.kept_list_steps - counted.kept_list_steps) /
+        options.steps;
     r.processes = gather(comm, mine);
     particles = comm.sum(std::uint64_t{own.fluid + own.boundary + own.excluded});
     r.ms_per_step = 1e3 * comm.max(seconds) / options.steps;
@@ -143,12 +161,15 @@ ProcessesResult time_module(const Case& c, const NeighbourModule& module,
 
 void print_processes_report(std::ostream& out, const Case& c, const BenchOptions& options,
                             const Communicator& comm, std::uint64_t particles,
+                            const std::string& start_text,
                             const std::vector<ProcessesResult>& results) {
     out << "sluice bench: " << c.name << " (" << c.dimension << "D), " << particles
         << " particles over " << comm.size() << " processes ("
         << (options.backend == Backend::cuda ? "a GPU each" : "CPU backend") << "), "
-        << options.warmup_steps << " warm-up + " << options.steps
-        << " timed steps from t = 0 per module, slabs balanced "
+        << to_string(c.physics.boundary) << " walls"
+        << (c.physics.shifting == ShiftingKind::fickian ? ", fickian shifting" : "") << ", "
+        << options.warmup_steps << " warm-up + " << options.steps << " timed steps from "
+        << start_text << " per module, slabs balanced "
         << (c.run.balance_interval > 0
                 ? "every " + std::to_string(c.run.balance_interval) + " steps"
                 : std::string("never"))
@@ -169,6 +190,15 @@ void print_processes_report(std::ostream& out, const Case& c, const BenchOptions
             out << " |\n";
         }
         out << "\n";
+    }
+    if (options.backend == Backend::cuda && c.physics.integrator == IntegratorKind::symplectic) {
+        out << "Timed steps whose passes read the neighbour lists (and of those on an earlier "
+               "step's build, kept lists: the particles stay in place between builds, the halo "
+               "refreshed in place):";
+        for (const ProcessesResult& r : results)
+            out << ' ' << r.module << ' ' << fixed3(100.0 * r.list_share) << " % ("
+                << fixed3(100.0 * r.kept_list_share) << " %)" << (&r == &results.back() ? "" : ",");
+        out << ".\n";
     }
     out << "ms/step: the wall time of the timed steps (between barriers) over their number; a "
            "process's stages in ms per step (waiting: in the reductions over every process, "
@@ -202,11 +232,11 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     if (options.steps < 1)
         throw std::invalid_argument("--steps expects a positive number of steps, got " +
                                     std::to_string(options.steps));
-    if (options.end_time || options.from_state || options.output_interval || options.gauges)
+    if (options.end_time || options.output_interval || options.gauges)
         throw std::invalid_argument(
-            "over several processes, 'sluice bench' times the steps from t = 0 without output "
-            "or gauges: leave out --end-time, --from-state, --output-interval and --gauges (or "
-            "run it in one process)");
+            "over several processes, 'sluice bench' times the steps from t = 0 or from a "
+            "checkpoint (--from-state) without output or gauges: leave out --end-time, "
+            "--output-interval and --gauges (or run it in one process)");
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
     CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
     overrides.dp = options.dp;
@@ -224,17 +254,33 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
     if (options.balance_interval)
         c.run.balance_interval = *options.balance_interval;
 
+    // --from-state: the whole run's state, cut afresh by estimated work (as a restart under
+    // another process count).
+    std::optional<SlabStart> start;
+    std::string start_text = "t = 0";
+    if (options.from_state) {
+        std::vector<std::string> warnings;
+        const Checkpoint k = read_bench_state(c, *options.from_state, warnings);
+        if (comm.is_root())
+            for (const std::string& w : warnings)
+                out << "warning: " << w << "\n";
+        start = split_state(c, k.state, comm);
+        std::ostringstream text;
+        text << "the checkpoint " << k.source.string() << " (t = " << k.state.time << " s)";
+        start_text = text.str();
+    }
     std::vector<ProcessesResult> results;
     std::map<std::uint32_t, std::array<float, 3>> reference;
     std::uint64_t particles = 0;
     for (const NeighbourModule& module : modules)
-        results.push_back(time_module(c, module, options, comm, reference, particles));
+        results.push_back(
+            time_module(c, module, options, comm, start ? &*start : nullptr, reference, particles));
     bool all_agree = true;
     for (const ProcessesResult& r : results)
         all_agree = all_agree && r.max_dx_over_dp <= options.tolerance;
     if (!comm.is_root())
         return all_agree ? 0 : 1;
-    print_processes_report(out, c, options, comm, particles, results);
+    print_processes_report(out, c, options, comm, particles, start_text, results);
     const std::string csv_path =
         options.csv_path.empty() ? "bench_" + c.name + "_processes.csv" : options.csv_path;
     write_processes_csv(csv_path, c, comm, particles, results);
