@@ -248,6 +248,18 @@ class MpirunCli(unittest.TestCase):
                            cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("leave out --end-time", r.stderr)
+        # From the checkpoint of a run over two processes (its pieces merged, cut afresh).
+        r = subprocess.run(mpirun("run", "fails.xml", "--backend", "cpu", "--end-time", "0.01",
+                                  "--out", "dev"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = subprocess.run(mpirun("bench", "fails.xml", "--steps", "3", "--warmup", "2",
+                                  "--from-state", "dev", "--modules", "counting-sort/strips/1",
+                                  "--csv", "bench_dev.csv"),
+                           cwd=self.dir, capture_output=True, text=True, env=ENV, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"timed steps from the checkpoint \S+ \(t = 0\.01")
+        self.assertEqual(r.stdout.count("| process |"), 1)
 
     def test_processes_option_starts_them_through_mpirun(self):
         self.write("short.xml", FAILING.replace('<physics densityMax="1.003"/>', "")
