@@ -355,12 +355,13 @@ void add_bench_variants(CLI::App* bench, Options& o, ParsedValues& v) {
         ->capture_default_str()
         ->type_name("skip|compute");
     bench
-        ->add_option("--list-skin", o.list_skin,
-                     "with --corrector list on one GPU: the build pass lists the neighbours "
-                     "within R + F·R and the lists serve the following steps' passes while no "
-                     "particle can have crossed that skin (both passes read lists; a build every "
-                     "few steps); 0: the lists serve the step's corrector only and every step "
-                     "builds")
+        ->add_option(
+            "--list-skin", o.list_skin,
+            "with --corrector list (one GPU or several): the build pass lists the neighbours "
+            "within R + F·R and the lists serve the following steps' passes while no "
+            "particle can have crossed that skin (both passes read lists; a build every "
+            "few steps); 0: the lists serve the step's corrector only and every step "
+            "builds")
         ->check(CLI::Range(0.0f, 1.0f))
         ->capture_default_str()
         ->type_name("F");

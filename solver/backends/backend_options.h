@@ -137,19 +137,21 @@ struct CudaOptions {
     /// Entries per particle; 0: corrector_list_capacity(case). A particle with more candidates
     /// walks the structure in the corrector's pass.
     std::uint32_t corrector_list_entries = 0;
-    /// Kept lists (with `lists`, one GPU): the build pass lists every candidate within
-    /// R + list_skin · R, and the lists (with the structure and the particles' order) serve the
-    /// following steps' passes too, both predictor and corrector, while no two particles can have
-    /// closed that skin: the host builds again when the next step could use it up (twice the
-    /// largest move in space since the build plus the next step's dt_max · (largest speed +
-    /// largest acceleration · dt_max), with a margin), and a pass that finds it used up all the
-    /// same walks the structure (exact either way). 0: the lists serve the corrector of their
-    /// own step only, with the reach of `lists`, and every step builds.
+    /// Kept lists (with `lists`; one GPU or several, whose halo is then the skin wider): the
+    /// build pass lists every candidate within R + list_skin · R, and the lists (with the structure
+    /// and the particles' order) serve the following steps' passes too, both predictor and
+    /// corrector, while no two particles can have closed that skin: the host builds again when the
+    /// next step could use it up (twice the largest move in space since the build plus the next
+    /// step's dt_max · (largest speed + largest acceleration · dt_max), with a margin), and a pass
+    /// that finds it used up all the same walks the structure (exact either way). 0: the lists
+    /// serve the corrector of their own step only, with the reach of `lists`, and every step
+    /// builds.
     float list_skin = default_list_skin;
     /// Kept lists: a build serves at most this many steps (the order of the arrays ages too).
     std::uint32_t list_max_age = default_list_max_age;
-    /// Tests: keep the lists for list_max_age steps whatever the moves and walks, so that the
-    /// passes find the skin used up and walk.
+    /// Tests, one process: keep the lists for list_max_age steps whatever the moves and walks,
+    /// so that the passes find the skin used up and walk (over several GPUs the halo holds
+    /// the skin only while it lasts, so the host's test always runs there).
     bool keep_lists_unchecked = false;
 };
 
