@@ -297,6 +297,23 @@ BenchModuleResult time_module(const Case& c, const NeighbourModule& module, std:
 
 } // namespace
 
+Case read_bench_case(const BenchOptions& options) {
+    CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
+    overrides.dp = options.dp;
+    overrides.coef_sound = options.coef_sound;
+    overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
+    Case c = read_case(options.case_path, overrides);
+    if (options.boundary)
+        c.physics.boundary = *options.boundary;
+    if (options.shifting)
+        c.physics.shifting = *options.shifting;
+    if (options.formulation)
+        set_formulation(c.physics, *options.formulation);
+    if (options.diffusion)
+        c.physics.diffusion = *options.diffusion;
+    return c;
+}
+
 Checkpoint read_bench_state(const Case& c, const std::string& from,
                             std::vector<std::string>& warnings) {
     Checkpoint k = std::filesystem::is_directory(from)
@@ -349,19 +366,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (options.warmup_steps < 0)
         throw std::invalid_argument("warm-up steps must not be negative");
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
-    CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
-    overrides.dp = options.dp;
-    overrides.coef_sound = options.coef_sound;
-    overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
-    Case c = read_case(options.case_path, overrides);
-    if (options.boundary)
-        c.physics.boundary = *options.boundary;
-    if (options.shifting)
-        c.physics.shifting = *options.shifting;
-    if (options.formulation)
-        set_formulation(c.physics, *options.formulation);
-    if (options.diffusion)
-        c.physics.diffusion = *options.diffusion;
+    Case c = read_bench_case(options);
     const bool gpu = options.backend == Backend::cuda;
     BackendOptions backend(options.backend);
     backend.cuda = options.cuda;

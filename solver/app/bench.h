@@ -78,6 +78,11 @@ int run_bench(const BenchOptions& options, std::ostream& out);
 class Communicator;
 struct Checkpoint;
 
+/// The case as both benchmarks time it: --dp and --coef-sound through the reader (a tank need not
+/// be a whole number of spacings inside), then --boundary, --shifting, --formulation, --diffusion.
+/// \throws CaseError (case file).
+Case read_bench_case(const BenchOptions& options);
+
 /// --from-state: a checkpoint file, or a run folder's newest checkpoint of case c (written by
 /// any number of processes: its pieces merged), checked to be a state of c (dimension, dp and
 /// integrator); `warnings` gets a line for each newer checkpoint skipped.

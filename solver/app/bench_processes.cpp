@@ -238,19 +238,7 @@ int run_bench_processes(const BenchOptions& options, const Communicator& comm, s
             "checkpoint (--from-state) without output or gauges: leave out --end-time, "
             "--output-interval and --gauges (or run it in one process)");
     const std::vector<NeighbourModule> modules = parse_module_list(options.modules);
-    CaseOverrides overrides; // --dp through the reader: the case's rules hold at the new dp
-    overrides.dp = options.dp;
-    overrides.coef_sound = options.coef_sound;
-    overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
-    Case c = read_case(options.case_path, overrides);
-    if (options.boundary)
-        c.physics.boundary = *options.boundary;
-    if (options.shifting)
-        c.physics.shifting = *options.shifting;
-    if (options.formulation)
-        set_formulation(c.physics, *options.formulation);
-    if (options.diffusion)
-        c.physics.diffusion = *options.diffusion;
+    Case c = read_bench_case(options);
     if (options.balance_interval)
         c.run.balance_interval = *options.balance_interval;
 
