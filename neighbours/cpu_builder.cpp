@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace sluice {
@@ -20,20 +21,8 @@ void CpuNeighbourBuilder<D>::build(const Vec<D>* positions, std::uint32_t n,
     for (std::uint32_t i = 0; i < n; ++i)
         keys_[i] = bin_key(grid, positions[i], policy);
 
-    if (construction_ == Construction::linked_list) {
-        // Barbieri et al. §2, serially: each particle becomes its bin's head and links to the
-        // old head (the atomic exchange of the GPU version). Lists run in falling input order.
-        heads_.assign(nbins, LinkedListView<D>::list_end);
-        next_.resize(n);
-        binned_ = 0;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            if (keys_[i] == nbins) {
-                next_[i] = LinkedListView<D>::list_end;
-                continue;
-            }
-            next_[i] = std::exchange(heads_[keys_[i]], i);
-            ++binned_;
-        }
+    if (is_linked_list(construction_)) {
+        build_lists(positions, n, grid, radius);
         permutation_.clear();
         pbm_.clear();
         sorted_.clear();
@@ -79,9 +68,51 @@ void CpuNeighbourBuilder<D>::build(const Vec<D>* positions, std::uint32_t n,
 }
 
 template <int D>
+void CpuNeighbourBuilder<D>::build_lists(const Vec<D>* positions, std::uint32_t n,
+                                         const GridSpec<D>& grid, float radius) {
+    const std::uint32_t nbins = grid.bin_count();
+    constexpr std::uint32_t end = LinkedListView<D>::list_end;
+    heads_.assign(nbins, end);
+    binned_ = 0;
+    nodes_.clear();
+    if (construction_ == Construction::linked_list_tight) {
+        using View = TightLinkedListView<D>;
+        detail::check_tight_build(grid, radius, n);
+        next_.assign(static_cast<std::size_t>(n) * View::slots_per_particle, end);
+        const float half = 0.5f * radius;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (keys_[i] == nbins)
+                continue;
+            ++binned_;
+            int lo[D], hi[D];
+            for (int k = 0; k < D; ++k)
+                detail::tight_axis_bins(grid, positions[i][k], half, k, lo[k], hi[k]);
+            detail::for_each_tight_bin<D>(lo, hi, [&](const int(&b)[D], std::uint32_t offsets) {
+                const std::uint32_t entry = (i << View::entry_shift) | offsets;
+                next_[entry] = std::exchange(heads_[grid.linear_bin(b)], entry);
+            });
+        }
+        return;
+    }
+    // Barbieri et al. §2, serially: each particle becomes its bin's head and links to the old
+    // head (the atomic exchange of the GPU version). Lists run in falling input order.
+    next_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        next_[i] = keys_[i] == nbins ? end : std::exchange(heads_[keys_[i]], i);
+        binned_ += keys_[i] == nbins ? 0 : 1;
+    }
+    if (construction_ == Construction::linked_list_packed) {
+        nodes_.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i)
+            nodes_[i] = detail::pack_node(positions[i], next_[i]);
+        next_.clear(); // in the nodes
+    }
+}
+
+template <int D>
 NeighbourView<D> CpuNeighbourBuilder<D>::view() const {
-    if (construction_ == Construction::linked_list)
-        throw std::logic_error("a linked-list build has no bin order: use linked_list_view()");
+    if (is_linked_list(construction_))
+        throw std::logic_error("a linked-list build has no bin order: use view(Layout)");
     NeighbourView<D> v;
     v.set_search(grid_, radius_);
     v.pbm = pbm_.data();
@@ -91,8 +122,8 @@ NeighbourView<D> CpuNeighbourBuilder<D>::view() const {
 
 template <int D>
 IndexedNeighbourView<D> CpuNeighbourBuilder<D>::indexed_view() const {
-    if (construction_ == Construction::linked_list)
-        throw std::logic_error("a linked-list build has no PBM: use linked_list_view()");
+    if (is_linked_list(construction_))
+        throw std::logic_error("a linked-list build has no PBM: use view(Layout)");
     IndexedNeighbourView<D> v;
     v.set_search(grid_, radius_);
     v.pbm = pbm_.data();
@@ -102,15 +133,38 @@ IndexedNeighbourView<D> CpuNeighbourBuilder<D>::indexed_view() const {
 }
 
 template <int D>
-LinkedListView<D> CpuNeighbourBuilder<D>::linked_list_view() const {
-    if (construction_ != Construction::linked_list)
-        throw std::logic_error("only a linked-list build has lists");
-    LinkedListView<D> v;
+template <class ViewT>
+ViewT CpuNeighbourBuilder<D>::list_view(Construction built_by) const {
+    if (construction_ != built_by)
+        throw std::logic_error("only a " + std::string(construction_name(built_by)) +
+                               " build has these lists");
+    ViewT v;
     v.set_search(grid_, radius_);
     v.heads = heads_.data();
-    v.next = next_.data();
     v.positions = input_;
     v.binned = &binned_;
+    return v;
+}
+
+template <int D>
+LinkedListView<D> CpuNeighbourBuilder<D>::linked_list_view() const {
+    LinkedListView<D> v = list_view<LinkedListView<D>>(Construction::linked_list);
+    v.next = next_.data();
+    return v;
+}
+
+template <int D>
+PackedLinkedListView<D> CpuNeighbourBuilder<D>::packed_list_view() const {
+    PackedLinkedListView<D> v =
+        list_view<PackedLinkedListView<D>>(Construction::linked_list_packed);
+    v.nodes = nodes_.data();
+    return v;
+}
+
+template <int D>
+TightLinkedListView<D> CpuNeighbourBuilder<D>::tight_list_view() const {
+    TightLinkedListView<D> v = list_view<TightLinkedListView<D>>(Construction::linked_list_tight);
+    v.next = next_.data();
     return v;
 }
 
@@ -118,6 +172,10 @@ template <int D>
 AnyNeighbourView<D> CpuNeighbourBuilder<D>::view(Layout layout) const {
     if (construction_ == Construction::linked_list)
         return linked_list_view();
+    if (construction_ == Construction::linked_list_packed)
+        return packed_list_view();
+    if (construction_ == Construction::linked_list_tight)
+        return tight_list_view();
     if (layout == Layout::index)
         return indexed_view();
     return view();

@@ -23,6 +23,9 @@ namespace sluice {
 /// - radix_sort: std::stable_sort of (bin key, index) pairs, then boundary detection;
 /// - linked_list: serially, each particle becomes its bin's head and links to the old one
 ///   (Barbieri et al. §2); no PBM, no permutation, no sorted copy. Deterministic too.
+/// - linked_list_packed: the same lists, next stored in a node beside a copy of the position.
+/// - linked_list_tight: serially, each particle's entries (one per bin its box touches, in bin
+///   order) become their bins' heads (list_views.h).
 template <int D>
 class CpuNeighbourBuilder {
 public:
@@ -42,8 +45,13 @@ public:
     IndexedNeighbourView<D> indexed_view() const;
     /// The lists and the input positions: a linked-list build only (else std::logic_error).
     LinkedListView<D> linked_list_view() const;
-    /// The view a module (construction, layout) queries: the three above by construction and
-    /// layout (a linked-list is always indexed).
+    /// The packed lists (linked-list-packed build only, else std::logic_error).
+    PackedLinkedListView<D> packed_list_view() const;
+    /// The tight lists and the input positions (linked-list-tight build only, else
+    /// std::logic_error).
+    TightLinkedListView<D> tight_list_view() const;
+    /// The view a module (construction, layout) queries: those above by construction and layout
+    /// (a linked list is always indexed).
     AnyNeighbourView<D> view(Layout layout) const;
 
     /// permutation()[k] = input index of the particle at bin-order position k (size n).
@@ -54,12 +62,22 @@ public:
     const std::vector<Vec<D>>& sorted_positions() const { return sorted_; }
     /// Number of binned particles (= pbm[nbins], or the particles in the lists).
     std::uint32_t binned_count() const { return binned_; }
-    /// The lists of a linked-list build: heads (bin_count() entries) and next (n).
+    /// The lists of a linked-list build: heads (bin_count() entries) and next (n; a tight
+    /// build's: TightLinkedListView::slots_per_particle per particle, indexed by entry). A
+    /// packed build's next is in its nodes.
     const std::vector<std::uint32_t>& heads() const { return heads_; }
     const std::vector<std::uint32_t>& next() const { return next_; }
+    const std::vector<PackedListNode>& nodes() const { return nodes_; }
     Construction construction() const { return construction_; }
 
 private:
+    /// The lists of the three linked-list constructions (keys_ already computed).
+    void build_lists(const Vec<D>* positions, std::uint32_t n, const GridSpec<D>& grid,
+                     float radius);
+    /// A list view's common fields; \throws std::logic_error unless built by `built_by`.
+    template <class ViewT>
+    ViewT list_view(Construction built_by) const;
+
     Construction construction_;
     GridSpec<D> grid_{};
     float radius_ = 0.0f;
@@ -68,7 +86,8 @@ private:
     std::vector<std::uint32_t> permutation_;
     std::vector<std::uint32_t> pbm_;
     std::vector<Vec<D>> sorted_;
-    std::vector<std::uint32_t> heads_, next_; ///< linked_list
+    std::vector<std::uint32_t> heads_, next_; ///< linked lists
+    std::vector<PackedListNode> nodes_;       ///< linked_list_packed
     std::uint32_t binned_ = 0;
     const Vec<D>* input_ = nullptr; ///< the positions of the last build (index views read them)
 };

@@ -71,6 +71,14 @@ __global__ void __launch_bounds__(block_size)
     permutation[k] = i;
 }
 
+/// Adds the lanes of this warp whose particle joined a list to *binned (one atomicAdd per warp).
+/// Every lane of the warp calls it.
+__device__ __forceinline__ void count_listed(bool listed, std::uint32_t* binned) {
+    const unsigned listed_lanes = __ballot_sync(full_warp, listed);
+    if ((threadIdx.x & 31u) == 0 && listed_lanes != 0)
+        atomicAdd(binned, static_cast<std::uint32_t>(__popc(listed_lanes)));
+}
+
 /// Linked-list grid (Barbieri et al. §2): particle i becomes the head of its bin's list with one
 /// atomic exchange and links to the previous head; excluded particles join no list. The count of
 /// listed particles (*binned) takes one atomicAdd per warp.
@@ -87,9 +95,55 @@ __global__ void __launch_bounds__(block_size)
         listed = key != nbins;
         next[i] = listed ? atomicExch(heads + key, i) : LinkedListView<D>::list_end;
     }
-    const unsigned listed_lanes = __ballot_sync(full_warp, listed);
-    if ((threadIdx.x & 31u) == 0 && listed_lanes != 0)
-        atomicAdd(binned, static_cast<std::uint32_t>(__popc(listed_lanes)));
+    count_listed(listed, binned);
+}
+
+/// Packed linked list: as link_kernel, with particle i's next written beside a copy of its
+/// position in one 16-byte node (a coalesced store), so a traversal reads one stream.
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    link_packed_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> grid,
+                       OutsidePolicy policy, std::uint32_t* __restrict__ heads,
+                       PackedListNode* __restrict__ nodes, std::uint32_t* __restrict__ binned) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const std::uint32_t nbins = grid.bin_count();
+    bool listed = false;
+    if (i < n) {
+        const Vec<D> x = detail::load_position(positions + i);
+        const std::uint32_t key = bin_key(grid, x, policy);
+        listed = key != nbins;
+        nodes[i] = detail::pack_node(x, listed ? atomicExch(heads + key, i)
+                                               : PackedLinkedListView<D>::list_end);
+    }
+    count_listed(listed, binned);
+}
+
+/// Tight linked list (Barbieri et al. §1, "Linked List Tight" of §3): one thread per particle
+/// links an entry into every bin its box touches (list_views.h), each with one atomic exchange;
+/// next[entry] takes the old head. The entries of a particle lie in its own 4^D slots.
+template <int D>
+__global__ void __launch_bounds__(block_size)
+    link_tight_kernel(const Vec<D>* __restrict__ positions, std::uint32_t n, GridSpec<D> grid,
+                      float half, OutsidePolicy policy, std::uint32_t* __restrict__ heads,
+                      std::uint32_t* __restrict__ next, std::uint32_t* __restrict__ binned) {
+    using View = TightLinkedListView<D>;
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool listed = false;
+    if (i < n) {
+        const Vec<D> x = detail::load_position(positions + i);
+        listed = bin_key(grid, x, policy) != grid.bin_count();
+        if (listed) {
+            int lo[D], hi[D];
+            SLUICE_UNROLL
+            for (int k = 0; k < D; ++k)
+                detail::tight_axis_bins(grid, x[k], half, k, lo[k], hi[k]);
+            detail::for_each_tight_bin<D>(lo, hi, [&](const int(&b)[D], std::uint32_t offsets) {
+                const std::uint32_t entry = (i << View::entry_shift) | offsets;
+                next[entry] = atomicExch(heads + grid.linear_bin(b), entry);
+            });
+        }
+    }
+    count_listed(listed, binned);
 }
 
 /// Radix sort, pass 1: the sort's (key, index) pairs.
@@ -198,6 +252,7 @@ CudaNeighbourBuilder<D>& CudaNeighbourBuilder<D>::operator=(CudaNeighbourBuilder
         d_counts_ = std::exchange(other.d_counts_, nullptr);
         d_pbm_ = std::exchange(other.d_pbm_, nullptr);
         d_temp_ = std::exchange(other.d_temp_, nullptr);
+        d_nodes_ = std::exchange(other.d_nodes_, nullptr);
     }
     return *this;
 }
@@ -212,6 +267,7 @@ void CudaNeighbourBuilder<D>::release() noexcept {
     device_free(d_counts_);
     device_free(d_pbm_);
     device_free(d_temp_);
+    device_free(d_nodes_);
     cap_n_ = cap_bins_ = cap_temp_ = 0;
 }
 
@@ -231,13 +287,24 @@ void CudaNeighbourBuilder<D>::reserve(std::uint32_t n, std::uint32_t nbins) {
         throw std::length_error("CudaNeighbourBuilder: too many bins for CUB (nbins + 2 > " +
                                 std::to_string(INT_MAX) + ")");
     const bool radix = construction_ == Construction::radix_sort;
-    const bool linked = construction_ == Construction::linked_list;
+    const bool linked = is_linked_list(construction_);
+    const bool tight = construction_ == Construction::linked_list_tight;
+    constexpr std::size_t tight_slots = TightLinkedListView<D>::slots_per_particle;
     const bool grow_particles = n > cap_n_ || !d_key_;
     if (grow_particles) {
         // At least half again, so that a slowly growing particle count (inflow) does not
-        // reallocate at every step.
+        // reallocate at every step (a tight list: no more than its entries can number).
         cap_n_ = std::max<std::size_t>(n, cap_n_ + cap_n_ / 2);
-        grow(d_key_, cap_n_); // linked-list: the lists' next
+        if (tight) {
+            detail::check_tight_count<D>(n);
+            cap_n_ = std::min<std::size_t>(cap_n_, TightLinkedListView<D>::list_end / tight_slots);
+        }
+        if (construction_ == Construction::linked_list_packed)
+            grow(d_nodes_, cap_n_); // the nodes hold next; d_key_ stays a one-entry stub
+        else
+            grow(d_key_, tight ? cap_n_ * tight_slots : cap_n_); // linked lists: next
+        if (!d_key_)
+            grow(d_key_, 1);
         if (!linked) {
             grow(d_sorted_, cap_n_);
             grow(d_perm_, cap_n_);
@@ -281,7 +348,7 @@ NeighbourView<D> CudaNeighbourBuilder<D>::build(const Vec<D>* d_positions, std::
                                                 const GridSpec<D>& grid, float radius,
                                                 OutsidePolicy policy, cudaStream_t stream,
                                                 const BuildStageEvents* timing) {
-    if (construction_ == Construction::linked_list)
+    if (is_linked_list(construction_))
         throw std::logic_error("a linked-list build has no bin order: use build_view()");
     enqueue(d_positions, n, grid, radius, policy, true, stream, timing);
     return view();
@@ -293,15 +360,28 @@ AnyNeighbourView<D> CudaNeighbourBuilder<D>::build_view(const Vec<D>* d_position
                                                         OutsidePolicy policy, Layout layout,
                                                         cudaStream_t stream,
                                                         const BuildStageEvents* timing) {
-    const bool indexed = layout == Layout::index || construction_ == Construction::linked_list;
+    const bool indexed = layout == Layout::index || is_linked_list(construction_);
     enqueue(d_positions, n, grid, radius, policy, !indexed, stream, timing);
-    if (construction_ == Construction::linked_list) {
-        LinkedListView<D> v;
+    const auto lists = [&](auto v) {
         v.set_search(grid_, radius_);
         v.heads = d_pbm_;
-        v.next = d_key_;
         v.positions = d_positions;
         v.binned = d_pbm_ + grid_.bin_count();
+        return v;
+    };
+    if (construction_ == Construction::linked_list) {
+        LinkedListView<D> v = lists(LinkedListView<D>{});
+        v.next = d_key_;
+        return v;
+    }
+    if (construction_ == Construction::linked_list_packed) {
+        PackedLinkedListView<D> v = lists(PackedLinkedListView<D>{});
+        v.nodes = d_nodes_;
+        return v;
+    }
+    if (construction_ == Construction::linked_list_tight) {
+        TightLinkedListView<D> v = lists(TightLinkedListView<D>{});
+        v.next = d_key_;
         return v;
     }
     if (indexed) {
@@ -328,14 +408,24 @@ void CudaNeighbourBuilder<D>::enqueue(const Vec<D>* d_positions, std::uint32_t n
     const int items = static_cast<int>(nbins) + 2;
     Vec<D>* sorted = write_sorted ? d_sorted_ : nullptr;
 
-    if (construction_ == Construction::linked_list) {
+    if (is_linked_list(construction_)) {
+        if (construction_ == Construction::linked_list_tight)
+            detail::check_tight_build(grid, radius, n);
         record(timing, 0, stream);
         SLUICE_CUDA_CHECK(cudaMemsetAsync(d_pbm_, 0xFF, nbins * sizeof(std::uint32_t), stream));
         SLUICE_CUDA_CHECK(cudaMemsetAsync(d_pbm_ + nbins, 0, sizeof(std::uint32_t), stream));
         record(timing, 1, stream);
-        if (n > 0) {
+        if (n > 0 && construction_ == Construction::linked_list) {
             link_kernel<D><<<blocks_for(n), block_size, 0, stream>>>(
                 d_positions, n, grid, policy, d_pbm_, d_key_, d_pbm_ + nbins);
+            SLUICE_CUDA_CHECK_LAUNCH();
+        } else if (n > 0 && construction_ == Construction::linked_list_packed) {
+            link_packed_kernel<D><<<blocks_for(n), block_size, 0, stream>>>(
+                d_positions, n, grid, policy, d_pbm_, d_nodes_, d_pbm_ + nbins);
+            SLUICE_CUDA_CHECK_LAUNCH();
+        } else if (n > 0) {
+            link_tight_kernel<D><<<blocks_for(n), block_size, 0, stream>>>(
+                d_positions, n, grid, 0.5f * radius, policy, d_pbm_, d_key_, d_pbm_ + nbins);
             SLUICE_CUDA_CHECK_LAUNCH();
         }
         record(timing, 2, stream);
@@ -394,11 +484,15 @@ NeighbourView<D> CudaNeighbourBuilder<D>::view() const {
 
 template <int D>
 std::size_t CudaNeighbourBuilder<D>::device_bytes() const {
-    const bool linked = construction_ == Construction::linked_list;
-    const std::size_t per_particle =
-        linked ? sizeof(std::uint32_t)
-               : sizeof(Vec<D>) +
-                     sizeof(std::uint32_t) * (construction_ == Construction::radix_sort ? 4 : 2);
+    std::size_t per_particle =
+        sizeof(Vec<D>) +
+        sizeof(std::uint32_t) * (construction_ == Construction::radix_sort ? 4 : 2);
+    if (construction_ == Construction::linked_list)
+        per_particle = sizeof(std::uint32_t);
+    else if (construction_ == Construction::linked_list_packed)
+        per_particle = sizeof(PackedListNode);
+    else if (construction_ == Construction::linked_list_tight)
+        per_particle = sizeof(std::uint32_t) * TightLinkedListView<D>::slots_per_particle;
     const std::size_t per_bin =
         sizeof(std::uint32_t) * (construction_ == Construction::counting_sort ? 2 : 1);
     return cap_n_ * per_particle + cap_bins_ * per_bin + cap_temp_;
@@ -412,6 +506,8 @@ int CudaNeighbourBuilder<D>::stage_count(Construction construction) {
     case Construction::radix_sort:
         return 3;
     case Construction::linked_list:
+    case Construction::linked_list_packed:
+    case Construction::linked_list_tight:
         return 2;
     }
     return 0;
@@ -424,7 +520,7 @@ const char* CudaNeighbourBuilder<D>::stage_name(Construction construction, int s
     static const char* const linked[] = {"clear", "link"};
     if (stage < 0 || stage >= stage_count(construction))
         throw std::out_of_range("no such construction stage");
-    if (construction == Construction::linked_list)
+    if (is_linked_list(construction))
         return linked[stage];
     return construction == Construction::counting_sort ? counting[stage] : radix[stage];
 }

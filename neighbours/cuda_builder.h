@@ -1,9 +1,10 @@
 #pragma once
 /// \file cuda_builder.h
 /// Device-side construction of the bin order and PBM (DESIGN.md, thesis ch. 2.5, 4), or of the
-/// linked-list grid (Barbieri et al. §2): the CUDA builders `counting-sort`, `radix-sort` and
-/// `linked-list`. Plain C++ header (no device code), so host code of
-/// the solver can own a builder; queries run in kernels through for_each_neighbour (query.h).
+/// linked-list grids (Barbieri et al.; list_views.h): the CUDA builders `counting-sort`,
+/// `radix-sort`, `linked-list`, `linked-list-packed` and `linked-list-tight`. Plain C++ header (no
+/// device code), so host code of the solver can own a builder; queries run in kernels through
+/// for_each_neighbour (query.h).
 ///
 /// Typical use in a solver step (all on one stream, no host synchronisation):
 ///
@@ -43,6 +44,9 @@ struct BuildStageEvents {
 ///   boundaries (→ PBM, empty bins included) and gathers the positions.
 /// - linked_list (Barbieri et al. §2): clear the heads; one kernel in which every particle
 ///   swaps itself into its bin's head with atomicExch and keeps the old head as its next.
+/// - linked_list_packed: the same, writing next into a 16-byte node beside a copy of the
+///   position; linked_list_tight: every particle links an entry into each bin its box of edge
+///   R touches (list_views.h), one atomicExch each.
 ///
 /// The order within a bin is not specified (atomics); the PBM is, and equals the CPU builder's.
 /// Positions outside the grid box follow `policy` exactly as CpuNeighbourBuilder does (clamped
@@ -81,7 +85,10 @@ public:
     /// As build(), for any module: Layout::reorder of a PBM construction returns build()'s
     /// NeighbourView; Layout::index returns an IndexedNeighbourView over d_positions (which must
     /// then stay valid and unchanged while the view is queried) and writes no sorted copy; a
-    /// linked_list returns its LinkedListView over d_positions, whatever the layout.
+    /// linked list returns its view (LinkedListView, PackedLinkedListView or
+    /// TightLinkedListView) over d_positions, whatever the layout.
+    /// \throws std::invalid_argument (linked-list-tight) where !tight_grid_supported(grid,
+    ///         radius); std::length_error where n particles' tight entries overflow 32 bits.
     AnyNeighbourView<D> build_view(const Vec<D>* d_positions, std::uint32_t n,
                                    const GridSpec<D>& grid, float radius, OutsidePolicy policy,
                                    Layout layout, cudaStream_t stream,
@@ -112,7 +119,8 @@ public:
     std::uint64_t allocation_count() const { return allocations_; }
 
     /// Stages of a construction, for timing: 4 for counting_sort (clear, histogram, scan,
-    /// scatter), 3 for radix_sort (keys, sort, pbm+gather), 2 for linked_list (clear, link).
+    /// scatter), 3 for radix_sort (keys, sort, pbm+gather), 2 for the linked lists (clear,
+    /// link).
     static int stage_count(Construction construction);
     static const char* stage_name(Construction construction, int stage);
 
@@ -136,7 +144,8 @@ private:
     Vec<D>* d_sorted_ = nullptr;         ///< cap_n_: positions in bin order
     std::uint32_t* d_perm_ = nullptr;    ///< cap_n_: bin order → input index
     std::uint32_t* d_key_ = nullptr;     ///< cap_n_: counting: offset in bin; radix: input keys;
-                                         ///< linked-list: next
+                                         ///< linked-list: next; tight: cap_n_ · 4^D entries' next
+    PackedListNode* d_nodes_ = nullptr;  ///< cap_n_: linked-list-packed only: the nodes
     std::uint32_t* d_key_out_ = nullptr; ///< cap_n_: radix only: sorted keys
     std::uint32_t* d_index_ = nullptr;   ///< cap_n_: radix only: 0..n-1, the sort's values
     std::uint32_t* d_counts_ = nullptr;  ///< cap_bins_ = nbins + 2: counting only: histogram

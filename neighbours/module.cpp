@@ -10,7 +10,7 @@
 namespace sluice {
 
 std::string_view construction_names() {
-    return "counting-sort, radix-sort, linked-list";
+    return "counting-sort, radix-sort, linked-list, linked-list-packed, linked-list-tight";
 }
 std::string_view layout_names() {
     return "reorder, index";
@@ -27,6 +27,10 @@ std::string_view construction_name(Construction c) {
         return "radix-sort";
     case Construction::linked_list:
         return "linked-list";
+    case Construction::linked_list_packed:
+        return "linked-list-packed";
+    case Construction::linked_list_tight:
+        return "linked-list-tight";
     }
     return "?";
 }
@@ -40,26 +44,40 @@ bool query_needs_pbm(const QueryTag& q) {
 }
 
 Layout default_layout(Construction c) {
-    return c == Construction::linked_list ? Layout::index : Layout::reorder;
+    return is_linked_list(c) ? Layout::index : Layout::reorder;
 }
 
 bool module_exists(Construction c, const QueryTag& q, Layout layout) {
-    return c != Construction::linked_list || (layout == Layout::index && !query_needs_pbm(q));
+    return !is_linked_list(c) || (layout == Layout::index && !query_needs_pbm(q));
+}
+
+bool bin_width_allowed(Construction c, float bin_width) {
+    return c != Construction::linked_list_tight || bin_width >= tight_min_bin_width;
 }
 
 void validate_neighbour_module(const NeighbourModule& m) {
-    if (module_exists(m.construction, m.query, m.layout))
-        return;
-    if (query_needs_pbm(m.query))
+    const std::string list(construction_name(m.construction));
+    if (!module_exists(m.construction, m.query, m.layout)) {
+        if (query_needs_pbm(m.query))
+            throw std::invalid_argument(
+                "neighbour query '" + std::string(query_name(m.query)) + "' cannot walk a " + list +
+                ": it reads a row of bins as one contiguous range of the bin order, and a "
+                "linked list has no bin order (use moore or modular, or the counting-sort or "
+                "radix-sort construction)");
         throw std::invalid_argument(
-            "neighbour query '" + std::string(query_name(m.query)) +
-            "' cannot walk a linked-list: it reads a row of bins as one contiguous range of the "
-            "bin order, and a linked-list has no bin order (use moore or modular, or the "
-            "counting-sort or radix-sort construction)");
-    if (m.layout == Layout::reorder)
+            "a " + list +
+            " keeps the particles in their order (no sort): it has no bin order to reorder "
+            "into; its layout is index (leave the layout out, or write index)");
+    }
+    if (!bin_width_allowed(m.construction, m.bin_width)) {
+        std::ostringstream w;
+        w << m.bin_width;
         throw std::invalid_argument(
-            "a linked-list keeps the particles in their order (no sort): it has no bin order to "
-            "reorder into; its layout is index (leave the layout out, or write index)");
+            "linked-list-tight needs binWidth >= 0.5 (got " + w.str() +
+            "): it lists each particle in every bin its box of edge R touches, at most 3 per "
+            "axis at binWidth 0.5 with two bits per axis in each list entry (use binWidth 1 "
+            "or 0.5, or linked-list for smaller bins)");
+    }
 }
 
 std::string_view query_name(const QueryTag& q) {
@@ -73,6 +91,10 @@ Construction parse_construction(std::string_view text) {
         return Construction::radix_sort;
     if (text == "linked-list")
         return Construction::linked_list;
+    if (text == "linked-list-packed")
+        return Construction::linked_list_packed;
+    if (text == "linked-list-tight")
+        return Construction::linked_list_tight;
     throw std::invalid_argument("unknown neighbour construction '" + std::string(text) +
                                 "' (valid: " + std::string(construction_names()) + ")");
 }
@@ -106,15 +128,15 @@ float parse_bin_width(std::string_view text) {
 
 std::vector<NeighbourModule> all_neighbour_modules(const std::vector<float>& bin_widths) {
     std::vector<NeighbourModule> modules;
-    for (Construction c :
-         {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
+    for (Construction c : all_constructions)
         for (const QueryTag& q :
              {QueryTag(StripsQuery{}), QueryTag(MooreQuery{}), QueryTag(ChordsQuery{}),
               QueryTag(ModularQuery{}), QueryTag(HybridQuery{})})
             for (Layout layout : {Layout::reorder, Layout::index})
                 if (module_exists(c, q, layout))
                     for (float w : bin_widths)
-                        modules.push_back({c, q, w, layout});
+                        if (bin_width_allowed(c, w))
+                            modules.push_back({c, q, w, layout});
     return modules;
 }
 

@@ -7,11 +7,15 @@
 /// |fl(x_j − x)| < R, hence x_j ≥ fl(x − R) and x_j ≤ fl(x + R) (rounding is monotone and x_j is
 /// a float); GridSpec::axis_bin is monotone, so bin(x_j) lies in
 /// [axis_bin(x − R), axis_bin(x + R)], the block the query visits. Clamping keeps this true for
-/// points outside the grid. So the query finds exactly the brute-force set.
+/// points outside the grid. So the query finds exactly the brute-force set. The tight grid
+/// visits the bins of a smaller box and argues its own exactness (list_views.h,
+/// tight_axis_bins).
 
 #include "grid.h"
+#include "list_views.h"
 #include "module.h"
 #include "vec.h"
+#include "view.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -21,127 +25,17 @@
 
 namespace sluice {
 
-/// What every view holds besides its arrays: the grid, the search radius and an optional skin.
-/// set_search() is the one place that derives R² from R.
-template <int D>
-struct SearchGeometry {
-    static constexpr int dimension = D;
-    GridSpec<D> grid;
-    float radius = 0.0f;  ///< search radius R (m)
-    float radius2 = 0.0f; ///< R², computed as radius * radius in float
-    /// Optional: → the largest distance along any axis a particle has moved since the build
-    /// (m; null: none). The query then reads positions that are no longer the build's, and
-    /// widens its block by that much (query_block) so that it stays exact.
-    const float* skin = nullptr;
-
-    void set_search(const GridSpec<D>& g, float r) {
-        grid = g;
-        radius = r;
-        radius2 = r * r;
-    }
-};
-
-/// What a query reads, one struct per layout (DESIGN.md; module.h's Construction and Layout).
-/// Each is trivially copyable (kernels take it by value) and names, for every particle it holds,
-/// the index j it hands to a visitor: the caller's particle arrays must be in that order.
-/// Pointers are device pointers on the CUDA backend, host ones on the CPU backend. On the device
-/// the query reads them through the read-only data cache: a kernel that queries a view must not
-/// write the arrays it points to (write to another array).
-///
-/// Layout::reorder over a PBM (counting-sort, radix-sort): positions in bin order; j is the
-/// bin-order index, so the caller's arrays are gathered into bin order after each build.
-template <int D>
-struct NeighbourView : SearchGeometry<D> {
-    const std::uint32_t* pbm = nullptr; ///< grid.bin_count()+1 entries; pbm[b]..pbm[b+1] = bin b
-    const Vec<D>* positions = nullptr;  ///< in bin order
-
-    /// Number of particles the PBM covers (excluded ones are not counted).
-    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[this->grid.bin_count()]; }
-};
-
-/// Layout::index over a PBM (paper 003's indexing method): the query walks the bin order through
-/// the permutation and reads positions in the input order; j is the input index, so the caller's
-/// arrays stay in their order (no gather).
-template <int D>
-struct IndexedNeighbourView : SearchGeometry<D> {
-    const std::uint32_t* pbm = nullptr;         ///< as NeighbourView's
-    const std::uint32_t* permutation = nullptr; ///< bin-order position k → input index
-    const Vec<D>* positions = nullptr;          ///< in the input order
-
-    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return pbm[this->grid.bin_count()]; }
-};
-
-/// The linked-list grid (Barbieri et al. §2): heads[b] is the first particle of bin b's list
-/// (list_end: empty) and next[i] the one after particle i; no bin order at all. j is the input
-/// index. Lists visit a bin's particles in no specified order (atomics), so only traversals that
-/// walk bin by bin (moore, modular) apply.
-template <int D>
-struct LinkedListView : SearchGeometry<D> {
-    static constexpr std::uint32_t list_end = 0xFFFFFFFFu;
-    const std::uint32_t* heads = nullptr;  ///< grid.bin_count() entries
-    const std::uint32_t* next = nullptr;   ///< one per particle
-    const Vec<D>* positions = nullptr;     ///< in the input order
-    const std::uint32_t* binned = nullptr; ///< → number of particles in the lists
-
-    SLUICE_HD SLUICE_INLINE std::uint32_t size() const { return *binned; }
-};
-
 /// Whether traversal QueryT can walk view type ViewT: a linked list has no PBM, so no row of
 /// bins is one contiguous range (module.h's query_needs_pbm, at compile time).
 template <class QueryT, class ViewT>
-constexpr bool traversal_walks_view =
-    !std::is_same_v<ViewT, LinkedListView<ViewT::dimension>> ||
-    std::is_same_v<QueryT, MooreQuery> || std::is_same_v<QueryT, ModularQuery>;
+constexpr bool traversal_walks_view = !is_list_view<ViewT> || std::is_same_v<QueryT, MooreQuery> ||
+                                      std::is_same_v<QueryT, ModularQuery>;
 
 /// Whether a view's j indexes the input order (Layout::index) rather than the bin order.
 template <class ViewT>
 constexpr bool indexes_input_order = !std::is_same_v<ViewT, NeighbourView<ViewT::dimension>>;
 
-/// Squared distance used by every query and by the brute-force reference. On the device the
-/// products and sums are rounded one by one (no fused multiply-add), exactly as the host computes
-/// them, so the CPU and CUDA backends find bit-identical neighbour sets.
-template <int D>
-SLUICE_HD SLUICE_INLINE float neighbour_distance2(const Vec<D>& rij) {
-#if defined(__CUDA_ARCH__)
-    float s = __fmul_rn(rij[0], rij[0]);
-    SLUICE_UNROLL
-    for (int k = 1; k < D; ++k)
-        s = __fadd_rn(s, __fmul_rn(rij[k], rij[k]));
-    return s;
-#else
-    return norm2(rij);
-#endif
-}
-
 namespace detail {
-
-/// A position of the view. On the device: one 16-byte (3D) or 8-byte (2D) load through the
-/// read-only data cache, which the compiler may hoist above the visitor's stores.
-template <int D>
-SLUICE_HD SLUICE_INLINE Vec<D> load_position(const Vec<D>* p) {
-#if defined(__CUDA_ARCH__)
-    Vec<D> v;
-    if constexpr (D == 3) {
-        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
-        v.c[0] = q.x, v.c[1] = q.y, v.c[2] = q.z, v.c[3] = q.w;
-    } else {
-        const float2 q = __ldg(reinterpret_cast<const float2*>(p));
-        v.c[0] = q.x, v.c[1] = q.y;
-    }
-    return v;
-#else
-    return *p;
-#endif
-}
-
-/// A PBM entry (read-only cache on the device).
-SLUICE_HD SLUICE_INLINE std::uint32_t load_pbm(const std::uint32_t* p) {
-#if defined(__CUDA_ARCH__)
-    return __ldg(p);
-#else
-    return *p;
-#endif
-}
 
 /// Candidates per batch of visit_range: their positions are loaded before the first distance
 /// test, so that this many loads are in flight at once on the device.
@@ -193,22 +87,6 @@ SLUICE_HD SLUICE_INLINE void visit_range(const IndexedNeighbourView<D>& view, co
     }
 }
 
-/// LinkedListView: walks bin b's list (Barbieri et al. §2, Alg. "cell list traversal"): each
-/// step's position and successor loads depend on the one before, the price of no sort.
-template <int D, class VisitorT>
-SLUICE_HD SLUICE_INLINE void visit_list(const LinkedListView<D>& view, const Vec<D>& x,
-                                        std::uint32_t bin, VisitorT& visitor) {
-    for (std::uint32_t j = load_pbm(view.heads + bin); j != LinkedListView<D>::list_end;) {
-        const Vec<D> xj = load_position(view.positions + j);
-        const std::uint32_t after = load_pbm(view.next + j);
-        const Vec<D> rij = x - xj;
-        const float r2 = neighbour_distance2(rij);
-        if (r2 < view.radius2)
-            visitor(j, rij, r2);
-        j = after;
-    }
-}
-
 /// Traversals that visit the block bin by bin (the others take a row as one range).
 template <class QueryT>
 constexpr bool bin_by_bin =
@@ -219,10 +97,12 @@ constexpr bool in_label_order =
     std::is_same_v<QueryT, ModularQuery> || std::is_same_v<QueryT, HybridQuery>;
 
 /// The label modulus of an axis whose block is [lo, hi]: the block's nominal span 2R/w + 1
-/// (3 at bin width 1, 5 at 0.5, 7 at 1/3), or the block's own span where rounding made it wider.
+/// (3 at bin width 1, 5 at 0.5, 7 at 1/3; a tight box's R/w + 1: 2 at 1, 3 at 0.5), or the
+/// block's own span where rounding (or a skin) made it wider.
 template <class ViewT>
 SLUICE_HD SLUICE_INLINE int label_modulus(const ViewT& view, int lo, int hi) {
-    const int nominal = static_cast<int>(2.0f * view.radius * view.grid.inv_bin_size + 0.5f) + 1;
+    const float edge = is_tight_view<ViewT> ? view.radius : 2.0f * view.radius;
+    const int nominal = static_cast<int>(edge * view.grid.inv_bin_size + 0.5f) + 1;
     return hi - lo + 1 > nominal ? hi - lo + 1 : nominal;
 }
 
@@ -253,21 +133,38 @@ SLUICE_HD SLUICE_INLINE int row_steps(int lo, int hi, int m) {
         return hi - lo + 1;
 }
 
-/// Visits bins lo_x..hi_x of the row whose first bin is row_start; m_x: the label modulus along x.
+/// A tight view's row (bin coordinates by, bz): bit 2a set where the row is the first of the
+/// block along axis a > 0 (visit_list's first_axes; visit_row adds axis 0). 0 for other views.
+template <class ViewT, int D = ViewT::dimension>
+SLUICE_HD SLUICE_INLINE std::uint32_t row_first_axes(const int (&lo)[D], int by, int bz) {
+    if constexpr (is_tight_view<ViewT>) {
+        std::uint32_t axes = bz == lo[D - 1] ? 1u << (2 * (D - 1)) : 0u;
+        if constexpr (D == 3)
+            axes |= by == lo[1] ? 1u << 2 : 0u;
+        return axes;
+    } else {
+        (void)lo, (void)by, (void)bz;
+        return 0u;
+    }
+}
+
+/// Visits bins lo_x..hi_x of the row whose first bin is row_start; m_x: the label modulus along x;
+/// first_axes: row_first_axes of the row (tight views only).
 template <class QueryT, class ViewT, class VisitorT>
 SLUICE_HD SLUICE_INLINE void visit_row(const ViewT& view, const Vec<ViewT::dimension>& x,
                                        std::uint32_t row_start, int lo_x, int hi_x, int m_x,
-                                       VisitorT& visitor) {
+                                       std::uint32_t first_axes, VisitorT& visitor) {
     static_assert(traversal_walks_view<QueryT, ViewT>,
                   "strips, chords and hybrid need a PBM: a linked list walks bin by bin");
-    if constexpr (std::is_same_v<ViewT, LinkedListView<ViewT::dimension>>) {
+    if constexpr (is_list_view<ViewT>) {
         // Linked lists: one list per bin, in x order (Moore) or label order (Modular).
         for (int k = 0; k < (std::is_same_v<QueryT, ModularQuery> ? m_x : hi_x - lo_x + 1); ++k) {
             const int bx = std::is_same_v<QueryT, ModularQuery>
                                ? label_order_bin(lo_x, hi_x, m_x, k)
                                : lo_x + k;
             if (bx >= 0)
-                visit_list(view, x, row_start + static_cast<std::uint32_t>(bx), visitor);
+                visit_list(view, x, row_start + static_cast<std::uint32_t>(bx),
+                           first_axes | (bx == lo_x ? 1u : 0u), visitor);
         }
     } else if constexpr (!bin_by_bin<QueryT>) {
         // Strips (thesis Alg. 7), and Chords and Hybrid: the row's bins are contiguous in bin
@@ -294,18 +191,6 @@ SLUICE_HD SLUICE_INLINE void visit_row(const ViewT& view, const Vec<ViewT::dimen
             begin = end;
         }
     }
-}
-
-/// The view's skin (0 without one); read-only cache on the device.
-template <class ViewT>
-SLUICE_HD SLUICE_INLINE float load_skin(const ViewT& view) {
-    if (view.skin == nullptr)
-        return 0.0f;
-#if defined(__CUDA_ARCH__)
-    return __ldg(view.skin);
-#else
-    return *view.skin;
-#endif
 }
 
 /// What ChordsQuery adds to its bounds along `axis`: more than float rounding of the bin faces,
@@ -381,21 +266,31 @@ SLUICE_HD SLUICE_INLINE bool row_bins(const ViewT& view, const Vec<D>& x, int by
 /// chord_margin: a neighbour within R of x now was within R + s of it at the build, in
 /// exact arithmetic; the margin covers the rounding of the distance test, of the displacement
 /// and of these bounds (it only widens the block).
+///
+/// A tight view: the bins of the query's own box, edge R (tight_axis_bins), and with a skin the
+/// box widened by s plus chord_margin per side: a neighbour then was within R + s of x, so its
+/// box at the build overlapped the widened one. The pair is still visited once, in the first
+/// bin the two boxes share (visit_list), whatever the query box's width.
 template <class ViewT, int D = ViewT::dimension>
 SLUICE_HD SLUICE_INLINE void query_block(const ViewT& view, const Vec<D>& x, int (&lo)[D],
                                          int (&hi)[D]) {
+    const float reach_without_skin = is_tight_view<ViewT> ? 0.5f * view.radius : view.radius;
     if (view.skin == nullptr) {
         SLUICE_UNROLL
         for (int k = 0; k < D; ++k) {
-            lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
-            hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
+            if constexpr (is_tight_view<ViewT>) {
+                tight_axis_bins(view.grid, x[k], reach_without_skin, k, lo[k], hi[k]);
+            } else {
+                lo[k] = view.grid.axis_bin(x[k] - view.radius, k);
+                hi[k] = view.grid.axis_bin(x[k] + view.radius, k);
+            }
         }
         return;
     }
     const float skin = load_skin(view);
     SLUICE_UNROLL
     for (int k = 0; k < D; ++k) {
-        const float reach = view.radius + skin + chord_margin(view.grid, x, k);
+        const float reach = reach_without_skin + skin + chord_margin(view.grid, x, k);
         lo[k] = view.grid.axis_bin(x[k] - reach, k);
         hi[k] = view.grid.axis_bin(x[k] + reach, k);
     }
@@ -435,7 +330,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour_shared(const ViewT& view, const 
             continue;
         detail::visit_row<QueryT>(
             view, x, (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
-            lo_x, hi_x, m[0], visitor);
+            lo_x, hi_x, m[0], detail::row_first_axes<ViewT>(lo, by, bz), visitor);
     }
 }
 
@@ -472,7 +367,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>&
                 detail::visit_row<QueryT>(
                     view, x,
                     (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
-                    lo[0], hi[0], m[0], visitor);
+                    lo[0], hi[0], m[0], detail::row_first_axes<ViewT>(lo, by, bz), visitor);
             }
         }
     } else if constexpr (D == 2) {
@@ -481,7 +376,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>&
             if (!detail::row_bins<QueryT>(view, x, 0, bz, lo_x, hi_x))
                 continue;
             detail::visit_row<QueryT>(view, x, static_cast<std::uint32_t>(bz) * nx, lo_x, hi_x, 0,
-                                      visitor);
+                                      detail::row_first_axes<ViewT>(lo, 0, bz), visitor);
         }
     } else {
         const std::uint32_t ny = static_cast<std::uint32_t>(view.grid.dims[1]);
@@ -493,7 +388,7 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>&
                 detail::visit_row<QueryT>(
                     view, x,
                     (static_cast<std::uint32_t>(bz) * ny + static_cast<std::uint32_t>(by)) * nx,
-                    lo_x, hi_x, 0, visitor);
+                    lo_x, hi_x, 0, detail::row_first_axes<ViewT>(lo, by, bz), visitor);
             }
     }
 }
@@ -501,7 +396,8 @@ SLUICE_HD SLUICE_INLINE void for_each_neighbour(const ViewT& view, const Vec<D>&
 /// Any view a builder hands out; the host picks the instantiation once per launch with
 /// std::visit (DESIGN.md).
 template <int D>
-using AnyNeighbourView = std::variant<NeighbourView<D>, IndexedNeighbourView<D>, LinkedListView<D>>;
+using AnyNeighbourView = std::variant<NeighbourView<D>, IndexedNeighbourView<D>, LinkedListView<D>,
+                                      PackedLinkedListView<D>, TightLinkedListView<D>>;
 
 /// Host-side dispatch of a module: calls fn(QueryT{}, view) with the traversal and the view's
 /// type as compile-time types (one instantiation per valid pair; no virtual calls on the

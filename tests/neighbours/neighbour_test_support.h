@@ -55,9 +55,11 @@ inline std::vector<ModuleParam> all_module_params(const std::vector<OutsidePolic
 
 inline std::string module_param_name(const ModuleParam& p) {
     std::ostringstream s;
-    s << (p.construction == Construction::counting_sort ? "counting"
-          : p.construction == Construction::radix_sort  ? "radix"
-                                                        : "linked")
+    s << (p.construction == Construction::counting_sort        ? "counting"
+          : p.construction == Construction::radix_sort         ? "radix"
+          : p.construction == Construction::linked_list        ? "linked"
+          : p.construction == Construction::linked_list_packed ? "packed"
+                                                               : "tight")
       << '_' << query_name(p.query) << (p.layout == Layout::index ? "_index" : "") << "_w"
       << (p.bin_width == 1.0f   ? "1"
           : p.bin_width == 0.5f ? "0_5"
@@ -257,7 +259,10 @@ struct BuildResult {
     std::vector<std::uint32_t> pbm;         ///< nbins + 1 (empty for a linked list)
     std::vector<std::uint32_t> permutation; ///< bin order → input index
     std::vector<Vec<D>> sorted;             ///< positions in bin order (empty: index layout)
-    std::vector<std::uint32_t> heads, next; ///< a linked list's (nbins and n entries)
+    std::vector<std::uint32_t> heads, next; ///< a linked list's (nbins and n entries; tight:
+                                            ///< n · slots_per_particle, by entry)
+    std::vector<PackedListNode> nodes;      ///< a packed list's (n; next is copied from them)
+    bool tight = false;                     ///< next holds a tight grid's entries
     std::uint32_t binned = 0;               ///< particles the structure holds
     NeighbourSets sets;                     ///< by input index, sorted
 };
@@ -299,9 +304,70 @@ inline bool same_bits(float a, float b) {
     return ua == ub;
 }
 
+/// A tight grid: every binned particle has exactly one entry in each bin its box touches
+/// (the box's bins computed here from their definition: axis_bin of x ± R/2, at most 4), with
+/// the bin's offsets from the box's first bin in its low bits, and no other entry.
+template <int D>
+void check_tight_lists(const Input<D>& in, const GridSpec<D>& grid, OutsidePolicy policy,
+                       const BuildResult<D>& r) {
+    using View = TightLinkedListView<D>;
+    const auto n = static_cast<std::uint32_t>(in.positions.size());
+    const std::uint32_t nbins = grid.bin_count();
+    ASSERT_EQ(r.heads.size(), nbins) << in.name;
+    ASSERT_EQ(r.next.size(), std::size_t{n} * View::slots_per_particle) << in.name;
+    std::map<std::uint32_t, std::uint32_t> seen; // entry → bin
+    for (std::uint32_t b = 0; b < nbins; ++b)
+        for (std::uint32_t e = r.heads[b]; e != View::list_end; e = r.next[e]) {
+            ASSERT_LT(e >> View::entry_shift, n) << in.name << ": bin " << b;
+            ASSERT_TRUE(seen.emplace(e, b).second) << in.name << ": entry " << e << " twice";
+        }
+    std::uint32_t binned = 0, expected_entries = 0;
+    const float half = 0.5f * in.radius;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (bin_key(grid, in.positions[i], policy) == nbins)
+            continue;
+        ++binned;
+        int lo[D], span[D];
+        std::uint32_t bins = 1;
+        for (int k = 0; k < D; ++k) {
+            lo[k] = grid.axis_bin(in.positions[i][k] - half, k);
+            span[k] = grid.axis_bin(in.positions[i][k] + half, k) - lo[k] + 1;
+            ASSERT_LE(span[k], 4) << in.name << ": particle " << i;
+            bins *= static_cast<std::uint32_t>(span[k]);
+        }
+        expected_entries += bins;
+        for (std::uint32_t cell = 0; cell < bins; ++cell) {
+            int b[D], rest = static_cast<int>(cell);
+            std::uint32_t offsets = 0;
+            for (int k = 0; k < D; ++k) {
+                const int d = rest % span[k];
+                rest /= span[k];
+                b[k] = lo[k] + d;
+                offsets |= static_cast<std::uint32_t>(d) << (2 * k);
+            }
+            const auto it = seen.find((i << View::entry_shift) | offsets);
+            ASSERT_TRUE(it != seen.end()) << in.name << ": particle " << i << " not in a bin";
+            EXPECT_EQ(it->second, grid.linear_bin(b)) << in.name << ": particle " << i;
+        }
+    }
+    EXPECT_EQ(seen.size(), expected_entries) << in.name;
+    EXPECT_EQ(r.binned, binned) << in.name;
+}
+
 template <int D>
 void check_build(const Input<D>& in, const GridSpec<D>& grid, OutsidePolicy policy,
                  const BuildResult<D>& r) {
+    if (r.tight) {
+        check_tight_lists(in, grid, policy, r);
+        return;
+    }
+    if (!r.nodes.empty()) { // a packed list: its nodes copy the input exactly
+        ASSERT_EQ(r.nodes.size(), in.positions.size()) << in.name;
+        for (std::size_t i = 0; i < r.nodes.size(); ++i)
+            for (int k = 0; k < 3; ++k)
+                ASSERT_TRUE(same_bits(r.nodes[i].c[k], k < D ? in.positions[i][k] : 0.0f))
+                    << in.name << ": node " << i;
+    }
     if (r.pbm.empty()) {
         check_lists(in, grid, policy, r);
         return;

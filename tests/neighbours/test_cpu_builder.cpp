@@ -41,6 +41,10 @@ BuildResult<D> run_cpu(const ModuleParam& p, const Input<D>& in, const GridSpec<
     r.sorted = builder.sorted_positions();
     r.heads = builder.heads();
     r.next = builder.next();
+    r.nodes = builder.nodes();
+    for (const PackedListNode& node : r.nodes)
+        r.next.push_back(node.next);
+    r.tight = p.construction == Construction::linked_list_tight;
     r.binned = builder.binned_count();
     r.sets.resize(n);
     dispatch_neighbour_query<D>(p.query, builder.view(p.layout), [&](auto query, const auto& view) {
@@ -97,6 +101,8 @@ TEST_P(CpuModules, MatchesBruteForceOnAdversarialInputs) {
 /// the particles within R at the moved positions, among those the build held.
 template <int D>
 void check_skin(const ModuleParam& p) {
+    if (p.construction == Construction::linked_list_packed)
+        GTEST_SKIP() << "the packed list's nodes are the build's positions: it takes no skin";
     std::mt19937 rng(77 + D);
     for (const Input<D>& in : adversarial_inputs<D>()) {
         SCOPED_TRACE(in.name);
@@ -196,6 +202,77 @@ TEST(CpuBuilder, LinkedListsRunInFallingInputOrderAndSkipExcludedParticles) {
     EXPECT_EQ(builder.heads()[1], 3u);
     EXPECT_THROW(builder.view(), std::logic_error);
     EXPECT_TRUE(std::holds_alternative<LinkedListView<2>>(builder.view(Layout::reorder)));
+}
+
+TEST(CpuBuilder, PackedListsAreTheLinkedListsWithNextInTheNodes) {
+    std::vector<Vec<2>> points = {Vec<2>{{0.5f, 0.5f}}, Vec<2>{{-1.0f, 0.5f}}, Vec<2>{{0.7f, 0.6f}},
+                                  Vec<2>{{1.5f, 0.5f}}, Vec<2>{{0.2f, 0.1f}}};
+    const GridSpec<2> grid = make_grid<2>(Vec<2>{{0.0f, 0.0f}}, Vec<2>{{2.0f, 2.0f}}, 1.0f, 1.0f);
+    CpuNeighbourBuilder<2> loose(Construction::linked_list),
+        packed(Construction::linked_list_packed);
+    loose.build(points.data(), 5, grid, 1.0f, OutsidePolicy::exclude);
+    packed.build(points.data(), 5, grid, 1.0f, OutsidePolicy::exclude);
+    EXPECT_EQ(packed.heads(), loose.heads());
+    ASSERT_EQ(packed.nodes().size(), 5u);
+    for (std::uint32_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(packed.nodes()[i].next, loose.next()[i]);
+        EXPECT_EQ(packed.nodes()[i].c[0], points[i][0]);
+        EXPECT_EQ(packed.nodes()[i].c[1], points[i][1]);
+        EXPECT_EQ(packed.nodes()[i].c[2], 0.0f);
+    }
+    EXPECT_EQ(packed.binned_count(), 4u);
+    EXPECT_TRUE(std::holds_alternative<PackedLinkedListView<2>>(packed.view(Layout::index)));
+}
+
+/// The paper's set-up: bins as wide as the box (binWidth 1), so a particle off the bin faces is
+/// listed in 2^D bins, and the query walks 2^D lists, not 3^D.
+TEST(CpuBuilder, TightListsHoldAParticleInEveryBinItsBoxTouches) {
+    const GridSpec<3> grid = make_grid<3>(Vec<3>{{0.0f, 0.0f, 0.0f, 0.0f}},
+                                          Vec<3>{{4.0f, 4.0f, 4.0f, 0.0f}}, 1.0f, 1.0f);
+    const float top = static_cast<float>(grid.dims[2]) - 0.1f; // 0.1 below the grid's top face
+    std::vector<Vec<3>> points = {Vec<3>{{1.7f, 2.2f, 0.9f, 0.0f}},
+                                  Vec<3>{{0.1f, 0.2f, top, 0.0f}}};
+    CpuNeighbourBuilder<3> builder(Construction::linked_list_tight);
+    builder.build(points.data(), 2, grid, 1.0f, OutsidePolicy::exclude);
+    using View = TightLinkedListView<3>;
+    // Particle 0's box [1.2, 2.2] × [1.7, 2.7] × [0.4, 1.4]: bins x 1–2, y 1–2, z 0–1.
+    std::vector<std::uint32_t> bins_of_0;
+    for (std::uint32_t b = 0; b < grid.bin_count(); ++b)
+        for (std::uint32_t e = builder.heads()[b]; e != View::list_end; e = builder.next()[e])
+            if (e >> View::entry_shift == 0)
+                bins_of_0.push_back(b);
+    std::vector<std::uint32_t> expected;
+    for (int z : {0, 1})
+        for (int y : {1, 2})
+            for (int x : {1, 2})
+                expected.push_back(grid.linear_bin({x, y, z}));
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(bins_of_0, expected);
+    // Particle 1's box is clamped at the grid's faces: its corner bin only.
+    const std::uint32_t corner = grid.linear_bin({0, 0, grid.dims[2] - 1});
+    std::uint32_t entries_of_1 = 0;
+    for (std::uint32_t b = 0; b < grid.bin_count(); ++b)
+        for (std::uint32_t e = builder.heads()[b]; e != View::list_end; e = builder.next()[e])
+            if (e >> View::entry_shift == 1) {
+                ++entries_of_1;
+                EXPECT_EQ(b, corner);
+            }
+    EXPECT_EQ(entries_of_1, 1u);
+}
+
+TEST(CpuBuilder, TightListsRefuseGridsTheirEntriesCannotHold) {
+    const std::vector<Vec<2>> points = {Vec<2>{{0.5f, 0.5f}}};
+    CpuNeighbourBuilder<2> builder(Construction::linked_list_tight);
+    // binWidth 1/3: a box of edge R spans up to 4 bins of 1/3 plus rounding.
+    const GridSpec<2> third =
+        make_grid<2>(Vec<2>{{0.0f, 0.0f}}, Vec<2>{{2.0f, 2.0f}}, 1.0f, 1.0f / 3.0f);
+    EXPECT_THROW(builder.build(points.data(), 1, third, 1.0f, OutsidePolicy::clamp),
+                 std::invalid_argument);
+    // A grid 2^21 bins from the origin: float cannot place a box's ends within 1/4 bin.
+    const GridSpec<2> far =
+        make_grid<2>(Vec<2>{{2097152.0f, 0.0f}}, Vec<2>{{2097160.0f, 2.0f}}, 1.0f, 1.0f);
+    EXPECT_THROW(builder.build(points.data(), 1, far, 1.0f, OutsidePolicy::clamp),
+                 std::invalid_argument);
 }
 
 TEST(CpuBuilder, ExcludedParticlesAreCountedOutOfThePbm) {

@@ -198,6 +198,16 @@ BuildResult<D> run_cuda(const ModuleParam& p, const Input<D>& in, const GridSpec
     if (p.construction == Construction::linked_list) {
         r.heads = download(builder.d_pbm(), grid.bin_count()); // the heads
         r.next = download(std::get<LinkedListView<D>>(any).next, n);
+    } else if (p.construction == Construction::linked_list_packed) {
+        r.heads = download(builder.d_pbm(), grid.bin_count());
+        r.nodes = download(std::get<PackedLinkedListView<D>>(any).nodes, n);
+        for (const PackedListNode& node : r.nodes)
+            r.next.push_back(node.next);
+    } else if (p.construction == Construction::linked_list_tight) {
+        r.heads = download(builder.d_pbm(), grid.bin_count());
+        r.next = download(std::get<TightLinkedListView<D>>(any).next,
+                          std::size_t{n} * TightLinkedListView<D>::slots_per_particle);
+        r.tight = true;
     } else {
         r.pbm = download(builder.d_pbm(), grid.bin_count() + 1);
         r.permutation = download(builder.d_permutation(), n);
@@ -246,7 +256,7 @@ void check_pbm_equals_cpu(const ModuleParam& p) {
         CudaNeighbourBuilder<D> gpu(p.construction);
         gpu.build_view(d_positions.get(), n, grid, in.radius, p.policy, p.layout, cudaStreamLegacy);
         EXPECT_EQ(download(gpu.d_binned_count(), 1)[0], cpu.binned_count()) << in.name;
-        if (p.construction != Construction::linked_list) // lists: order differs (atomics)
+        if (!is_linked_list(p.construction)) // lists: order differs (atomics)
             EXPECT_EQ(download(gpu.d_pbm(), grid.bin_count() + 1), cpu.pbm()) << in.name;
     }
 }
@@ -331,7 +341,7 @@ void check_million(const ModuleParam& p) {
     // PBM against the CPU builder's.
     CpuNeighbourBuilder<D> cpu(p.construction);
     cpu.build(in.positions.data(), n, grid, in.radius);
-    if (p.construction != Construction::linked_list)
+    if (!is_linked_list(p.construction))
         ASSERT_EQ(download(builder.d_pbm(), grid.bin_count() + 1), cpu.pbm());
     ASSERT_EQ(download(builder.d_binned_count(), 1)[0], n);
 
@@ -446,8 +456,7 @@ TEST(CudaBuilder, IndexAndLinkedListBuildsAllocateNothingAndNeverSynchronise) {
     const std::vector<Vec<3>> points = random_points(n, 10.0f, 9);
     const GridSpec<3> grid = make_grid<3>(filled<3>(0.0f), filled<3>(10.0f), 0.5f, 0.5f);
     DeviceArray<Vec<3>> d_positions(points);
-    for (Construction c :
-         {Construction::counting_sort, Construction::radix_sort, Construction::linked_list}) {
+    for (Construction c : all_constructions) {
         CudaNeighbourBuilder<3> builder(c);
         builder.reserve(n, grid.bin_count());
         const std::uint64_t allocations = builder.allocation_count();
@@ -464,7 +473,10 @@ TEST(CudaBuilder, IndexAndLinkedListBuildsAllocateNothingAndNeverSynchronise) {
         SLUICE_CUDA_CHECK(cudaStreamSynchronize(stream));
         EXPECT_EQ(builder.allocation_count(), allocations);
         EXPECT_EQ(download(builder.d_binned_count(), 1)[0], n);
-        if (c == Construction::linked_list) {
+        if (c == Construction::linked_list_packed || c == Construction::linked_list_tight) {
+            // Their lists: the adversarial inputs' checks (CudaModules).
+            EXPECT_EQ(view.index(), c == Construction::linked_list_packed ? 3u : 4u);
+        } else if (c == Construction::linked_list) {
             EXPECT_TRUE(std::holds_alternative<LinkedListView<3>>(view));
             // Every particle on one list, its bin's.
             const std::vector<std::uint32_t> heads = download(builder.d_pbm(), grid.bin_count());
