@@ -108,7 +108,8 @@ std::string neighbours_help() {
            "first and take the fastest, as 'sluice tune') (constructions: " +
            std::string(construction_names()) + "; queries: " + std::string(query_names()) +
            "; bin width / search radius in (0, 1]; layouts: " + std::string(layout_names()) +
-           ", a linked-list is index and walks moore or modular); overrides <neighbours>";
+           ", a linked list is index and walks moore or modular; linked-list-tight takes bin "
+           "widths of 0.5 or more); overrides <neighbours>";
 }
 
 // Options shared by several commands. Each adds its options to `command` in the order --help
@@ -318,7 +319,7 @@ void add_bench_timing(CLI::App* bench, Options& o) {
         ->type_name("N");
     bench
         ->add_option("--modules", o.modules,
-                     "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 66 "
+                     "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 76 "
                      "modules), 'reorder' or 'index' (the modules of one layout), or a "
                      "comma-separated list of C/Q/W[/L]")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
@@ -419,7 +420,7 @@ void add_tune(CLI::App& app, Options& o, ParsedValues& v) {
         ->capture_default_str()
         ->type_name("N");
     tune->add_option("--modules", v.tune_modules,
-                     "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 66 "
+                     "'all' (every construction x query x layout x bin width 1, 0.5, 1/3: 76 "
                      "modules), 'reorder' or 'index', or a comma-separated list of C/Q/W[/L]")
         ->check(parsed_by([](const std::string& t) { parse_module_list(t); }))
         ->capture_default_str()

@@ -30,17 +30,17 @@ double median(std::vector<double> v) {
 
 std::vector<NeighbourModule> tune_candidates() {
     // Likeliest first (a time limit may cut the list): the reorder layout, then index (the
-    // linked list last); within each, the traversals and widths that usually win.
+    // linked lists last); within each, the traversals and widths that usually win.
     std::vector<NeighbourModule> modules;
     for (Layout layout : {Layout::reorder, Layout::index})
-        for (Construction c :
-             {Construction::counting_sort, Construction::radix_sort, Construction::linked_list})
+        for (Construction c : all_constructions)
             for (const QueryTag& q :
                  {QueryTag(StripsQuery{}), QueryTag(ChordsQuery{}), QueryTag(HybridQuery{}),
                   QueryTag(MooreQuery{}), QueryTag(ModularQuery{})})
                 if (module_exists(c, q, layout))
                     for (float w : {1.0f / 3.0f, 0.5f, 1.0f})
-                        modules.push_back({c, q, w, layout});
+                        if (bin_width_allowed(c, w))
+                            modules.push_back({c, q, w, layout});
     return modules;
 }
 

@@ -121,6 +121,12 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
     p.layout = c.neighbours.layout;
     p.grid = domain_grid<D>(c, derived.support);
     p.radius = static_cast<float>(derived.support);
+    if (p.construction == Construction::linked_list_tight &&
+        !detail::tight_grid_supported(p.grid, p.radius))
+        throw std::invalid_argument(
+            "neighbour construction linked-list-tight cannot list this domain exactly: its box "
+            "of edge R spans more than 4 bins per axis in float (the domain lies 2^20 bins or "
+            "more from the origin); use linked-list");
     p.integrator = c.physics.integrator;
     p.slip = wall_slip(c.physics) == SlipKind::no_slip ? WallSlip::no_slip : WallSlip::free_slip;
     p.verlet_reset_steps = c.physics.verlet_reset_steps;

@@ -21,7 +21,7 @@ double device_bytes_per_particle(const Case& c) {
     constexpr double vec = sizeof(Vec<D>), float4 = 4 * sizeof(float), word = 4;
     const bool symplectic = c.physics.integrator == IntegratorKind::symplectic;
     const bool radix = c.neighbours.construction == Construction::radix_sort;
-    const bool linked = c.neighbours.construction == Construction::linked_list;
+    const Construction construction = c.neighbours.construction;
     const bool index = c.neighbours.layout == Layout::index; // a linked list's too (module.h)
     // State: position (double-buffered in an index layout), motion and id (double-buffered),
     // derivatives; the integrator's previous state (symplectic: position, velocity, density;
@@ -29,8 +29,16 @@ double device_bytes_per_particle(const Case& c) {
     double bytes = (index ? 2 : 1) * vec + 2 * float4 + 2 * word + float4;
     bytes += symplectic ? vec + vec + word : 2 * (vec + word);
     // Builder: sorted positions, permutation, keys; radix sort: sorted keys, indices, and CUB's
-    // temporary storage (about the key and value arrays again); a linked list: next only.
-    bytes += linked ? word : vec + 2 * word + (radix ? 4 * word : 0);
+    // temporary storage (about the key and value arrays again); a linked list: next only; a
+    // packed one: its 16-byte nodes; a tight one: 4^D next slots (list_views.h).
+    if (construction == Construction::linked_list)
+        bytes += word;
+    else if (construction == Construction::linked_list_packed)
+        bytes += sizeof(PackedListNode);
+    else if (construction == Construction::linked_list_tight)
+        bytes += word * TightLinkedListView<D>::slots_per_particle;
+    else
+        bytes += vec + 2 * word + (radix ? 4 * word : 0);
     // Two snapshot slots: staging copies of position, motion and id.
     bytes += 2 * (vec + float4 + word);
     // Dry wall particles (CudaOptions::skip_dry_walls, the default physics, symplectic,

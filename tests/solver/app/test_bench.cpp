@@ -39,12 +39,13 @@ std::string read_file(const std::string& path) {
 
 TEST(Bench, ModuleLists) {
     const std::vector<NeighbourModule> all = parse_module_list("all");
-    // (counting-sort, radix-sort) × 5 traversals × 2 layouts + linked-list × (moore, modular),
-    // each at 3 bin widths.
-    EXPECT_EQ(all.size(), 66u);
+    // (counting-sort, radix-sort) × 5 traversals × 2 layouts + (linked-list, linked-list-packed)
+    // × (moore, modular), each at 3 bin widths, + linked-list-tight × (moore, modular) at 1 and
+    // 0.5.
+    EXPECT_EQ(all.size(), 76u);
     EXPECT_EQ(all.front().name(), "counting-sort/strips/1");
-    EXPECT_EQ(all.back().name(), "linked-list/modular/0.333333/index");
-    EXPECT_EQ(parse_module_list("index").size(), 36u);
+    EXPECT_EQ(all.back().name(), "linked-list-tight/modular/0.5/index");
+    EXPECT_EQ(parse_module_list("index").size(), 46u);
     EXPECT_EQ(parse_module_list("reorder").size(), 30u);
     const std::vector<NeighbourModule> two =
         parse_module_list(" radix-sort/moore/0.5 ,counting-sort/strips/1");

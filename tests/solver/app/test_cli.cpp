@@ -212,7 +212,7 @@ TEST_F(Cli, TuneRanksModulesAndAutoRunsWithTheFastest) {
 
     const Result run = sluice("run small.xml --out auto --backend cpu --neighbours auto", dir_);
     ASSERT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_TRUE(contains(run.output, "choosing the neighbour module (auto): 66 modules"))
+    EXPECT_TRUE(contains(run.output, "choosing the neighbour module (auto): 76 modules"))
         << run.output;
     const std::string json = read_file(dir_ / "auto" / "summary.json");
     EXPECT_TRUE(contains(json, R"("neighbour_tuning": {)")) << json;

@@ -633,7 +633,7 @@ const Malformed malformed[] = {
     {"diffusion_unknown", {head2, geometry2, R"(  <physics diffusion="marrone"/>)", tail}, 3, "(valid: none, molteni, fourtakas, antuono)"},
     {"integrator_unknown", {head2, geometry2, R"(  <physics integrator="euler"/>)", tail}, 3, "unknown integrator (valid: symplectic, verlet)"},
     {"construction_unknown", {head2, geometry2, R"(  <neighbours construction="bucket-sort"/>)", tail},
-     3, "unknown neighbour construction 'bucket-sort' (valid: counting-sort, radix-sort, linked-list)"},
+     3, "unknown neighbour construction 'bucket-sort' (valid: counting-sort, radix-sort, linked-list, linked-list-packed, linked-list-tight)"},
     {"query_unknown", {head2, geometry2, R"(  <neighbours query="cells"/>)", tail}, 3, "unknown neighbour query 'cells' (valid: moore, strips, chords, modular, hybrid)"},
     {"bin_width_above_one", {head2, geometry2, R"(  <neighbours binWidth="1.5"/>)", tail}, 3, "binWidth '1.5' is not a number in (0, 1]"},
     {"layout_unknown", {head2, geometry2, R"(  <neighbours layout="sorted"/>)", tail}, 3, "unknown neighbour layout 'sorted' (valid: reorder, index)"},
