@@ -16,6 +16,8 @@
 #include "workloads.cuh"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <random>
 #include <type_traits>
@@ -54,7 +56,8 @@ public:
             std::map<std::pair<Construction, Layout>, ConstructionResult> builds;
             for (Construction c : o_.constructions)
                 for (Layout layout : o_.layouts)
-                    if (module_exists(c, MooreQuery{}, layout)) // Moore walks every structure
+                    if (module_exists(c, MooreQuery{}, layout) && // Moore walks every structure
+                        bin_width_allowed(c, w))
                         builds[{c, layout}] = time_construction(c, layout, grid, n);
 
             // Queries: reorder on the structure built from the presorted input (particles and
@@ -62,29 +65,38 @@ public:
             // shuffled input (particles and threads in a random order).
             const NeighbourView<D> view = reference.build(d_presorted_.get(), n, grid,
                                                           search_radius, OutsidePolicy::clamp, s);
-            CudaNeighbourBuilder<D> indexed(Construction::counting_sort),
-                linked(Construction::linked_list);
-            const AnyNeighbourView<D> index_view = indexed.build_view(
-                d_shuffled_.get(), n, grid, search_radius, OutsidePolicy::clamp, Layout::index, s);
-            const AnyNeighbourView<D> list_view = linked.build_view(
-                d_shuffled_.get(), n, grid, search_radius, OutsidePolicy::clamp, Layout::index, s);
+            CudaNeighbourBuilder<D> indexed(Construction::counting_sort);
+            Views views{view,
+                        indexed.build_view(d_shuffled_.get(), n, grid, search_radius,
+                                           OutsidePolicy::clamp, Layout::index, s),
+                        {}};
+            std::vector<CudaNeighbourBuilder<D>> list_builders;
+            list_builders.reserve(std::size(all_constructions));
+            for (Construction c : o_.constructions)
+                if (is_linked_list(c) && bin_width_allowed(c, w)) {
+                    list_builders.emplace_back(c);
+                    views.lists.emplace_back(c, list_builders.back().build_view(
+                                                    d_shuffled_.get(), n, grid, search_radius,
+                                                    OutsidePolicy::clamp, Layout::index, s));
+                }
             Row like;
             like.dim = D, like.n = n, like.dist = data.name, like.target_neighbours = target;
             like.note = data.note, like.bins = grid.bin_count();
             for (const QueryTag& q : o_.queries)
-                time_queries(like, q, w, builds, {view, index_view, list_view}, data.env_max);
+                time_queries(like, q, w, builds, views, data.env_max);
         }
     }
 
 private:
-    /// The three structures a query walks: reorder (PBM, presorted), index (PBM and
-    /// permutation, shuffled) and linked lists (shuffled).
+    /// The structures a query walks: reorder (PBM, presorted), index (PBM and permutation,
+    /// shuffled) and each selected linked list (shuffled).
     struct Views {
         NeighbourView<D> reorder;
-        AnyNeighbourView<D> index, lists;
+        AnyNeighbourView<D> index;
+        std::vector<std::pair<Construction, AnyNeighbourView<D>>> lists;
     };
 
-    /// Times traversal q at width w over each layout (and the lists) and appends a Row for each
+    /// Times traversal q at width w over each layout and each list and appends a Row for each
     /// selected construction that has the module; `like` holds the configuration's fields.
     void time_queries(const Row& like, const QueryTag& q, float w,
                       std::map<std::pair<Construction, Layout>, ConstructionResult>& builds,
@@ -92,34 +104,37 @@ private:
         const std::uint32_t n = like.n;
         const QueryResult stats =
             std::visit([&](auto tag) { return query_stats<decltype(tag)>(views.reorder, n); }, q);
-        for (Layout layout : o_.layouts)
-            for (bool lists : {false, true}) {
-                if (lists && !module_exists(Construction::linked_list, q, layout))
-                    continue;
-                const bool wanted = std::any_of(
-                    o_.constructions.begin(), o_.constructions.end(),
-                    [&](Construction c) { return (c == Construction::linked_list) == lists; });
-                if (!wanted)
-                    continue;
-                QueryResult qr;
-                dispatch_neighbour_query<D>(
-                    q,
-                    lists ? views.lists
-                          : (layout == Layout::index ? views.index
-                                                     : AnyNeighbourView<D>(views.reorder)),
-                    [&](auto tag, const auto& v) {
-                        qr = time_query<decltype(tag)>(v, stats, n, env_max);
-                    });
-                for (Construction c : o_.constructions) {
-                    if ((c == Construction::linked_list) != lists)
-                        continue;
-                    Row row = like;
-                    row.module = NeighbourModule{c, q, w, layout};
-                    row.build = builds[{c, layout}];
-                    row.query_result = qr;
-                    rows_.push_back(row);
-                }
-            }
+        const auto add_row = [&](Construction c, Layout layout, const QueryResult& qr) {
+            Row row = like;
+            row.module = NeighbourModule{c, q, w, layout};
+            row.build = builds[{c, layout}];
+            row.query_result = qr;
+            rows_.push_back(row);
+        };
+        const auto time_on = [&](const AnyNeighbourView<D>& view) {
+            QueryResult qr;
+            dispatch_neighbour_query<D>(q, view, [&](auto tag, const auto& v) {
+                qr = time_query<decltype(tag)>(v, stats, n, env_max);
+            });
+            return qr;
+        };
+        // PBM constructions: one timing per layout serves every selected one.
+        const bool pbm_wanted = std::any_of(o_.constructions.begin(), o_.constructions.end(),
+                                            [](Construction c) { return !is_linked_list(c); });
+        for (Layout layout : o_.layouts) {
+            if (!pbm_wanted)
+                break;
+            const QueryResult qr =
+                time_on(layout == Layout::index ? views.index : AnyNeighbourView<D>(views.reorder));
+            for (Construction c : o_.constructions)
+                if (!is_linked_list(c))
+                    add_row(c, layout, qr);
+        }
+        if (std::find(o_.layouts.begin(), o_.layouts.end(), Layout::index) == o_.layouts.end())
+            return;
+        for (const auto& [c, view] : views.lists)
+            if (module_exists(c, q, Layout::index))
+                add_row(c, Layout::index, time_on(view));
     }
 
     /// Median construction time of module (c, layout) from presorted and from shuffled input,
@@ -204,13 +219,24 @@ private:
         prefer_l1(count_kernel<QueryT, ViewT>);
         prefer_l1(circles_kernel<QueryT, ViewT>);
         QueryResult r = stats;
-        constexpr bool lists = std::is_same_v<ViewT, LinkedListView<D>>;
-        const double structure = lists ? 4.0 * r.bins : 4.0 * r.pbm_loads;
-        const double indirection = indexes_input_order<ViewT> ? 4.0 * r.candidates : 0.0;
-        const double common =
-            r.candidates * sizeof(Vec<D>) + structure + indirection + sizeof(Vec<D>);
-        r.bytes_count = common + 4.0;
-        r.bytes_circles = common + sizeof(Vec<D>);
+        if constexpr (is_tight_view<ViewT>) {
+            // Its own blocks, lists and entries: the statistics of the loose block do not
+            // apply (the bytes are not modelled).
+            r.candidates = r.neighbours = r.ranges = r.pbm_loads = r.bins = std::nan("");
+            r.bytes_count = r.bytes_circles = std::nan("");
+        } else {
+            constexpr bool lists = is_list_view<ViewT>;
+            constexpr bool packed = std::is_same_v<ViewT, PackedLinkedListView<D>>;
+            const double structure = lists ? 4.0 * r.bins : 4.0 * r.pbm_loads;
+            // A packed node is position and next in one (16 bytes, in place of both).
+            const double indirection =
+                indexes_input_order<ViewT> && !packed ? 4.0 * r.candidates : 0.0;
+            const double per_candidate = packed ? sizeof(PackedListNode) : sizeof(Vec<D>);
+            const double common =
+                r.candidates * per_candidate + structure + indirection + sizeof(Vec<D>);
+            r.bytes_count = common + 4.0;
+            r.bytes_circles = common + sizeof(Vec<D>);
+        }
         r.count_ms = timer_.median_ms([&] {
             count_kernel<QueryT><<<grid_for(n, block), block, 0, s>>>(view, n, d_u32_a_.get());
             SLUICE_CUDA_CHECK_LAUNCH();

@@ -10,10 +10,12 @@
 //    candidate checks and bytes per second;
 //  - circles-run: query time averaged over the Circles steps themselves, as the thesis code
 //    reports it (circles_run.cuh).
+// --collisions instead runs Barbieri et al.'s benchmark (collisions_run.cuh).
 // Timing: timing.cuh. Output: markdown tables on stdout and one CSV row per module and
 // configuration (report.h). `neighbours_bench --help` lists the options.
 
 #include "circles_run.cuh"
+#include "collisions_run.cuh"
 #include "cuda_check.h"
 #include "data_sets.h"
 #include "device_memory.cuh"
@@ -116,7 +118,9 @@ int main(int argc, char** argv) {
             std::ostringstream head;
             print_device(head, argc, argv, o);
             std::cout << head.str() << std::flush;
-            for (int d : o.dims) {
+            if (o.collisions)
+                run_collision_benchmark(o, stream, std::cout);
+            for (int d : o.collisions ? std::vector<int>{} : o.dims) {
                 if (d == 2)
                     run_dimension<2>(o, timer, rows);
                 else
@@ -126,6 +130,10 @@ int main(int argc, char** argv) {
         SLUICE_CUDA_CHECK(cudaStreamDestroy(stream));
         if (o.tune)
             return 0;
+        if (o.collisions) {
+            std::cout << "\nCSV: " << o.csv << std::endl;
+            return 0;
+        }
         print_targets(rows, std::cout);
         write_csv(rows, o.csv);
         std::cout << "\nCSV: " << o.csv << std::endl;

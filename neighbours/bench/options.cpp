@@ -120,7 +120,8 @@ void add_selection_options(CLI::App& app, Options& o) {
     add_list(
         app, "--constructions", o.constructions,
         [](const std::string& t) { return parse_construction(t); },
-        "counting-sort,radix-sort,linked-list (default all three)");
+        "counting-sort,radix-sort,linked-list,linked-list-packed,linked-list-tight (default "
+        "all five)");
     add_list(
         app, "--queries", o.queries, [](const std::string& t) { return parse_query(t); },
         "moore,strips,chords,modular,hybrid (default all five)");
@@ -129,7 +130,7 @@ void add_selection_options(CLI::App& app, Options& o) {
         "reorder,index (default both): reorder queries particles in bin order over the "
         "sorted copy; index queries them in a random order (the shuffled input, as agents "
         "created at random places are) through the permutation (PBM constructions) or the "
-        "lists (linked-list, index only)");
+        "lists (the linked lists, index only)");
     app.add_flag_function(
            "--quick",
            [&o](std::int64_t) {
@@ -177,6 +178,17 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
         ->check(block_size);
     app.add_flag("--no-flush", no_flush,
                  "do not flush the L2 cache (a memset of twice its size) before each timed run");
+    app.add_flag("--collisions", o.collisions,
+                 "run Barbieri et al.'s collision benchmark instead (papers/004 Fig. 2: "
+                 "particles falling in a box of 64^3 cells of one diameter, moore/1 of each "
+                 "selected construction and layout); sizes from --collision-sizes");
+    add_list(app, "--collision-sizes", o.collision_sizes, parse_size,
+             "particle counts of --collisions (default 8192,...,524288: the paper's 2^13-2^19; "
+             "at 2^20 a module's run takes minutes)");
+    app.add_option("--collision-steps", o.collision_steps,
+                   "time steps of each --collisions run (default 2000, the paper's)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1000000));
     app.add_flag("--tune", o.tune,
                  "time the Circles query at block sizes 64..512 and both L1 carveouts, then exit");
     app.add_option("--csv", o.csv,

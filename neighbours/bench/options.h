@@ -5,6 +5,7 @@
 #include "module.h"
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,8 +26,8 @@ struct Options {
     std::vector<std::string> dists = {"circles-0", "circles-200", "lattice"};
     std::vector<int> neighbours = {40, 100};               ///< target mean neighbours per particle
     std::vector<float> widths = {1.0f, 0.5f, 1.0f / 3.0f}; ///< bin edge / search radius R
-    std::vector<Construction> constructions = {Construction::counting_sort,
-                                               Construction::radix_sort, Construction::linked_list};
+    std::vector<Construction> constructions = {std::begin(all_constructions),
+                                               std::end(all_constructions)};
     std::vector<Layout> layouts = {Layout::reorder, Layout::index};
     std::vector<QueryTag> queries = {MooreQuery{}, StripsQuery{}, ChordsQuery{}, ModularQuery{},
                                      HybridQuery{}};
@@ -34,6 +35,13 @@ struct Options {
     int circles_steps = 200; ///< Circles steps from circles-0 to circles-200
     int block = 128;         ///< threads per block of the query kernels: 32..512, a multiple of 32
     bool tune = false;       ///< time block sizes and carveouts, then exit
+    /// Barbieri et al.'s collision benchmark instead of the data sets (collisions_run.cuh):
+    /// its particle counts (2^13 … 2^19; 2^20 took minutes per module, collisions_run.cuh)
+    /// and steps.
+    bool collisions = false;
+    std::vector<std::uint32_t> collision_sizes = {8192,   16384,  32768, 65536,
+                                                  131072, 262144, 524288};
+    int collision_steps = 2000;
     std::string csv = "neighbours_bench.csv";
 };
 

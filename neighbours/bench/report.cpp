@@ -52,7 +52,7 @@ const Row* find_row(const std::vector<Row>& rows, const Row& like, Construction 
 /// moore/1, the default structure; so is an index row when its construction's reorder row is
 /// missing).
 double speedup_vs_moore1(const std::vector<Row>& rows, const Row& r, bool circles) {
-    const Row* base = r.module.construction == Construction::linked_list
+    const Row* base = is_linked_list(r.module.construction)
                           ? find_row(rows, r, Construction::counting_sort, MooreQuery{}, 1.0f)
                           : find_row(rows, r, r.module.construction, MooreQuery{}, 1.0f);
     if (!base)
@@ -86,11 +86,11 @@ void print_query_table(const std::vector<Row>& rows, const Row& f, std::ostream&
             continue;
         // One query line per (query, width, layout; lists apart): the PBM construction does not
         // change it.
-        const bool lists = r.module.construction == Construction::linked_list;
-        const std::string label = (lists ? std::string("linked-list ") : std::string()) +
-                                  std::string(query_name(r.module.query)) + "/" +
-                                  width_label(r.module.bin_width) +
-                                  (r.module.layout == Layout::index && !lists ? "/index" : "");
+        const bool lists = is_linked_list(r.module.construction);
+        const std::string label =
+            (lists ? std::string(construction_name(r.module.construction)) + " " : std::string()) +
+            std::string(query_name(r.module.query)) + "/" + width_label(r.module.bin_width) +
+            (r.module.layout == Layout::index && !lists ? "/index" : "");
         if (!printed.insert(label).second)
             continue;
         const QueryResult& q = r.query_result;
