@@ -290,29 +290,32 @@ void CudaNeighbourBuilder<D>::reserve(std::uint32_t n, std::uint32_t nbins) {
     const bool linked = is_linked_list(construction_);
     const bool tight = construction_ == Construction::linked_list_tight;
     constexpr std::size_t tight_slots = TightLinkedListView<D>::slots_per_particle;
-    const bool grow_particles = n > cap_n_ || !d_key_;
+    const bool packed = construction_ == Construction::linked_list_packed;
+    if (tight) // before anything changes: a refused count leaves the builder as it was
+        detail::check_tight_count<D>(n);
+    const bool grow_particles = n > cap_n_ || (packed ? !d_nodes_ : !d_key_);
     if (grow_particles) {
         // At least half again, so that a slowly growing particle count (inflow) does not
-        // reallocate at every step (a tight list: no more than its entries can number).
-        cap_n_ = std::max<std::size_t>(n, cap_n_ + cap_n_ / 2);
-        if (tight) {
-            detail::check_tight_count<D>(n);
-            cap_n_ = std::min<std::size_t>(cap_n_, TightLinkedListView<D>::list_end / tight_slots);
-        }
-        if (construction_ == Construction::linked_list_packed)
-            grow(d_nodes_, cap_n_); // the nodes hold next; d_key_ stays a one-entry stub
-        else
-            grow(d_key_, tight ? cap_n_ * tight_slots : cap_n_); // linked lists: next
-        if (!d_key_)
-            grow(d_key_, 1);
+        // reallocate at every step (a tight list: no more than its entries can number). The
+        // capacity is recorded only once every buffer has it: a failed allocation leaves 0,
+        // and the next build allocates again.
+        std::size_t capacity = std::max<std::size_t>(n, cap_n_ + cap_n_ / 2);
+        if (tight)
+            capacity =
+                std::min<std::size_t>(capacity, TightLinkedListView<D>::list_end / tight_slots);
+        cap_n_ = 0;
+        if (packed)
+            grow(d_nodes_, capacity); // the nodes hold next; d_key_ stays a one-entry stub
+        grow(d_key_, packed ? 1 : tight ? capacity * tight_slots : capacity); // lists: next
         if (!linked) {
-            grow(d_sorted_, cap_n_);
-            grow(d_perm_, cap_n_);
+            grow(d_sorted_, capacity);
+            grow(d_perm_, capacity);
         }
         if (radix) {
-            grow(d_key_out_, cap_n_);
-            grow(d_index_, cap_n_);
+            grow(d_key_out_, capacity);
+            grow(d_index_, capacity);
         }
+        cap_n_ = capacity;
     }
     const std::size_t bins_needed = static_cast<std::size_t>(nbins) + 2;
     if (bins_needed > cap_bins_ || !d_pbm_) {
@@ -401,6 +404,8 @@ void CudaNeighbourBuilder<D>::enqueue(const Vec<D>* d_positions, std::uint32_t n
                                       bool write_sorted, cudaStream_t stream,
                                       const BuildStageEvents* timing) {
     const std::uint32_t nbins = grid.bin_count();
+    if (construction_ == Construction::linked_list_tight) // refused before anything changes
+        detail::check_tight_build(grid, radius, n);
     reserve(n, nbins); // no-op in a steady state
     grid_ = grid;
     radius_ = radius;
@@ -409,8 +414,6 @@ void CudaNeighbourBuilder<D>::enqueue(const Vec<D>* d_positions, std::uint32_t n
     Vec<D>* sorted = write_sorted ? d_sorted_ : nullptr;
 
     if (is_linked_list(construction_)) {
-        if (construction_ == Construction::linked_list_tight)
-            detail::check_tight_build(grid, radius, n);
         record(timing, 0, stream);
         SLUICE_CUDA_CHECK(cudaMemsetAsync(d_pbm_, 0xFF, nbins * sizeof(std::uint32_t), stream));
         SLUICE_CUDA_CHECK(cudaMemsetAsync(d_pbm_ + nbins, 0, sizeof(std::uint32_t), stream));

@@ -402,13 +402,17 @@ using AnyNeighbourView = std::variant<NeighbourView<D>, IndexedNeighbourView<D>,
 /// Host-side dispatch of a module: calls fn(QueryT{}, view) with the traversal and the view's
 /// type as compile-time types (one instantiation per valid pair; no virtual calls on the
 /// device). A pair no module has (a linked list with a traversal that needs a PBM) throws
-/// std::logic_error; validate_neighbour_module rejects it earlier, when the module is read.
+/// std::logic_error; validate_neighbour_module rejects it earlier, when the module is read. So
+/// does a packed list's view with a skin.
 template <int D, class FnT>
 void dispatch_neighbour_query(const QueryTag& query, const AnyNeighbourView<D>& view, FnT&& fn) {
     std::visit(
         [&fn](auto q, const auto& v) {
             using QueryT = decltype(q);
             using ViewT = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<ViewT, PackedLinkedListView<ViewT::dimension>>)
+                if (v.skin != nullptr) // its nodes hold the build's positions, not moved ones
+                    throw std::logic_error("a linked-list-packed view takes no skin");
             if constexpr (traversal_walks_view<QueryT, ViewT>)
                 fn(q, v);
             else

@@ -503,6 +503,29 @@ TEST(CudaBuilder, IndexAndLinkedListBuildsAllocateNothingAndNeverSynchronise) {
     }
 }
 
+/// A refused tight build (more particles than 32-bit entries can number) changes nothing: the
+/// builder then builds a smaller input exactly, into buffers of the right size.
+TEST(CudaBuilder, RefusedTightBuildLeavesTheBuilderUsable) {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    const std::vector<Vec<3>> points = random_points(2000, 4.0f, 5);
+    const GridSpec<3> grid = make_grid<3>(filled<3>(0.0f), filled<3>(4.0f), 1.0f, 1.0f);
+    DeviceArray<Vec<3>> d_positions(points);
+    CudaNeighbourBuilder<3> builder(Construction::linked_list_tight);
+    builder.reserve(1000, grid.bin_count());
+    const std::uint32_t too_many = TightLinkedListView<3>::list_end / 64 + 1;
+    EXPECT_THROW(builder.reserve(too_many, grid.bin_count()), std::length_error);
+    EXPECT_THROW(builder.build_view(d_positions.get(), too_many, grid, 1.0f, OutsidePolicy::clamp,
+                                    Layout::index, cudaStreamLegacy),
+                 std::length_error);
+    const AnyNeighbourView<3> any = builder.build_view(
+        d_positions.get(), 2000, grid, 1.0f, OutsidePolicy::clamp, Layout::index, cudaStreamLegacy);
+    const TightLinkedListView<3> view = std::get<TightLinkedListView<3>>(any);
+    EXPECT_GE(builder.device_bytes(), 2000u * 64u * sizeof(std::uint32_t));
+    NeighbourSets sets = device_lists<MooreQuery>(view, d_positions.get(), 2000, nullptr);
+    for (std::uint32_t i = 0; i < 2000; i += 97)
+        EXPECT_EQ(sets[i], brute_force_neighbours(points.data(), 2000, points[i], 1.0f)) << i;
+}
+
 TEST(CudaBuilder, GrowsWhenTheInputGrows) {
     SKIP_WITHOUT_CUDA_DEVICE();
     CudaNeighbourBuilder<3> builder(Construction::radix_sort);
