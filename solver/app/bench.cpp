@@ -303,14 +303,7 @@ Case read_bench_case(const BenchOptions& options) {
     overrides.coef_sound = options.coef_sound;
     overrides.tank_lattice = false; // a bench times steps; the refined series need any dp
     Case c = read_case(options.case_path, overrides);
-    if (options.boundary)
-        c.physics.boundary = *options.boundary;
-    if (options.shifting)
-        c.physics.shifting = *options.shifting;
-    if (options.formulation)
-        set_formulation(c.physics, *options.formulation);
-    if (options.diffusion)
-        c.physics.diffusion = *options.diffusion;
+    options.physics.apply(c.physics);
     return c;
 }
 

@@ -28,17 +28,14 @@
 namespace sluice {
 
 struct BenchOptions {
-    std::string case_path;                ///< the case file
-    int steps = 100;                      ///< timed steps per module (≥ 1)
-    int warmup_steps = 5;                 ///< steps before timing (≥ 0), same for every module
-    std::string modules = "all";          ///< "all" or a comma-separated list, e.g.
-                                          ///< "counting-sort/strips/0.5,radix-sort/moore/1"
-    std::optional<double> dp;             ///< apply_dp_override
-    std::optional<BoundaryKind> boundary; ///< overrides <physics boundary>
-    std::optional<ShiftingKind> shifting; ///< overrides <physics shifting>
-    std::optional<FormulationKind> formulation;    ///< set_formulation
-    std::optional<DensityDiffusionKind> diffusion; ///< overrides <physics diffusion>
-    std::optional<double> coef_sound;              ///< CaseOverrides::coef_sound
+    std::string case_path;            ///< the case file
+    int steps = 100;                  ///< timed steps per module (≥ 1)
+    int warmup_steps = 5;             ///< steps before timing (≥ 0), same for every module
+    std::string modules = "all";      ///< "all" or a comma-separated list, e.g.
+                                      ///< "counting-sort/strips/0.5,radix-sort/moore/1"
+    std::optional<double> dp;         ///< apply_dp_override
+    PhysicsOverrides physics;         ///< --boundary, --shifting, --formulation, --diffusion
+    std::optional<double> coef_sound; ///< CaseOverrides::coef_sound
     /// Over several processes: overrides the case's <run balanceInterval> (steps; 0: none).
     std::optional<int> balance_interval;
     std::string csv_path; ///< default: bench_<case name>.csv in the current directory

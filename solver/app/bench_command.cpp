@@ -18,10 +18,7 @@ int bench_command(const Options& o) {
     b.warmup_steps = o.warmup_steps;
     b.modules = o.modules;
     b.dp = o.dp;
-    b.boundary = o.boundary;
-    b.shifting = o.shifting;
-    b.formulation = o.formulation;
-    b.diffusion = o.diffusion;
+    b.physics = o.physics;
     b.coef_sound = o.coef_sound;
     b.balance_interval = o.balance_interval;
     b.csv_path = o.csv;

@@ -470,18 +470,18 @@ void take_given(const CLI::App& command, ParsedValues& v, Options& o) {
     if (given("--coef-sound"))
         o.coef_sound = v.coef_sound;
     if (given("--boundary"))
-        o.boundary = v.boundary == "mdbc" ? BoundaryKind::mdbc : BoundaryKind::dbc;
+        o.physics.boundary = v.boundary == "mdbc" ? BoundaryKind::mdbc : BoundaryKind::dbc;
     if (given("--shifting"))
-        o.shifting = v.shifting == "fickian" ? ShiftingKind::fickian : ShiftingKind::none;
+        o.physics.shifting = v.shifting == "fickian" ? ShiftingKind::fickian : ShiftingKind::none;
     if (given("--formulation"))
-        o.formulation =
+        o.physics.formulation =
             v.formulation == "riemann" ? FormulationKind::riemann : FormulationKind::classical;
     if (given("--diffusion")) {
         for (DensityDiffusionKind d :
              {DensityDiffusionKind::none, DensityDiffusionKind::molteni,
               DensityDiffusionKind::fourtakas, DensityDiffusionKind::antuono})
             if (v.diffusion == to_string(d))
-                o.diffusion = d;
+                o.physics.diffusion = d;
     }
     if (given("--checkpoint-interval"))
         o.checkpoint_interval = v.checkpoint_interval;

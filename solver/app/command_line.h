@@ -51,13 +51,10 @@ struct Options {
     std::optional<NeighbourModule> neighbours;
     bool neighbours_auto = false; ///< --neighbours auto
     std::optional<double> dp;
-    std::optional<double> coef_sound;           ///< run, check, bench: c0 = coef·sqrt(g·H_max)
-    std::optional<BoundaryKind> boundary;       ///< run, bench, tune: overrides <physics boundary>
-    std::optional<ShiftingKind> shifting;       ///< run, check, bench: overrides <physics shifting>
-    std::optional<FormulationKind> formulation; ///< overrides <physics formulation>
-    std::optional<DensityDiffusionKind> diffusion; ///< overrides <physics diffusion>
-    std::optional<double> checkpoint_interval;     ///< run: s of simulated time
-    std::optional<std::string> restart;            ///< run: the output folder to continue
+    std::optional<double> coef_sound; ///< run, check, bench: c0 = coef·sqrt(g·H_max)
+    PhysicsOverrides physics;         ///< run, check, bench, tune: --boundary, --shifting, …
+    std::optional<double> checkpoint_interval; ///< run: s of simulated time
+    std::optional<std::string> restart;        ///< run: the output folder to continue
     /// run --restart: drop output newer than the checkpoint (refused without it)
     bool discard_newer = false;
     std::optional<double> max_loss;        ///< run: %, overrides <run maxLoss>

@@ -53,14 +53,7 @@ Case load_case(const Options& o, bool tank_lattice) {
         c.output.writers = *o.writers;
     if (o.balance_interval)
         c.run.balance_interval = *o.balance_interval;
-    if (o.boundary)
-        c.physics.boundary = *o.boundary;
-    if (o.shifting)
-        c.physics.shifting = *o.shifting;
-    if (o.formulation)
-        set_formulation(c.physics, *o.formulation);
-    if (o.diffusion)
-        c.physics.diffusion = *o.diffusion;
+    o.physics.apply(c.physics);
     return c;
 }
 

@@ -30,6 +30,17 @@ const char* to_string(FormulationKind f) {
     return f == FormulationKind::riemann ? "riemann" : "classical";
 }
 
+void PhysicsOverrides::apply(Physics& p) const {
+    if (boundary)
+        p.boundary = *boundary;
+    if (shifting)
+        p.shifting = *shifting;
+    if (formulation)
+        set_formulation(p, *formulation);
+    if (diffusion)
+        p.diffusion = *diffusion;
+}
+
 void set_formulation(Physics& p, FormulationKind f) {
     if (f == p.formulation)
         return;

@@ -233,6 +233,19 @@ const char* to_string(FormulationKind f);      ///< "classical", "riemann"
 /// p's already. The reader starts a `<physics>` with it, `--formulation` replaces a case's.
 void set_formulation(Physics& p, FormulationKind f);
 
+/// The physics choices a command line may override (run, check, bench, tune): each one given
+/// replaces the case's.
+struct PhysicsOverrides {
+    std::optional<BoundaryKind> boundary;          ///< <physics boundary>
+    std::optional<ShiftingKind> shifting;          ///< <physics shifting>
+    std::optional<FormulationKind> formulation;    ///< <physics formulation>, set_formulation
+    std::optional<DensityDiffusionKind> diffusion; ///< <physics diffusion>
+
+    /// Applies the given ones to p; the formulation first, so that a given diffusion replaces
+    /// the one set_formulation chose.
+    void apply(Physics& p) const;
+};
+
 /// The condition mDBC walls take: free slip with the Riemann terms (physics/riemann.h: they see
 /// a wall through the fluid's mirrored normal velocity), else p.slip.
 SlipKind wall_slip(const Physics& p);
