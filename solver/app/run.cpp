@@ -145,7 +145,7 @@ void Run::open_output() {
 /// gauges.csv: sampled every <gauges interval> on the backend, written as the run goes. A
 /// sample is begun after the step that reaches its time; the row writer's thread waits for it
 /// and writes its row while the simulation steps on. forces.csv (named objects): at the same
-/// times, or every output interval in a case without gauges.
+/// times, or every output interval in a case without gauges; bodies.csv (floating objects) too.
 void Run::open_gauges() {
     const bool gauges = c_.gauges.interval > 0.0;
     bool named = false;
@@ -167,7 +167,24 @@ void Run::open_gauges() {
         output_->open_forces(comments, names,
                              [this](const GaugeResponse& r) { return force_plan_->evaluate(r); });
     }
-    if (!gauges && !force_plan_)
+    if (has_floating(c_)) {
+        body_plan_ = std::make_unique<BodyPlan>(c_);
+        std::vector<std::string> comments = {
+            "sluice floating bodies of case " + c_.name +
+                " (cases/README.md, bodies.csv: each body's centre of mass, orientation from its "
+                "pose at t = 0, velocities, and the loads of the step's last BodyLoads pass: the "
+                "fluid's force and moment about the centre, the springs' and contacts' forces; "
+                "2D: per unit width)",
+            "t: s"};
+        std::vector<std::string> names;
+        for (const GaugeColumn& col : body_plan_->columns()) {
+            comments.push_back(col.name + ": " + col.unit);
+            names.push_back(col.name);
+        }
+        output_->open_bodies(comments, names,
+                             [this](const GaugeResponse& r) { return body_plan_->evaluate(r); });
+    }
+    if (!gauges && !force_plan_ && !body_plan_)
         return;
     const double interval = gauges ? c_.gauges.interval : c_.run.output_interval;
     StepLoop::Fire between;
@@ -223,6 +240,8 @@ void Run::open_gauges() {
                 output_->submit_gauges(sim_->time(), sim_->begin_gauges(gauge_plan_->request()));
             if (force_plan_)
                 output_->submit_forces(sim_->time(), sim_->begin_gauges(force_plan_->request()));
+            if (body_plan_)
+                output_->submit_bodies(sim_->time(), sim_->begin_gauges(body_plan_->request()));
             gauge_seconds_ += seconds_since(t0);
         },
         between);

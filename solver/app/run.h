@@ -11,6 +11,7 @@
 #include "app/restart.h"
 #include "app/step_loop.h"
 #include "app/tune.h"
+#include "case/body_plan.h"
 #include "case/force_plan.h"
 #include "case/gauge_plan.h"
 #include "io/checkpoint.h"
@@ -86,6 +87,7 @@ private:
     std::unique_ptr<GaugePlan> gauge_plan_;
     std::unique_ptr<SensorAverages> sensor_averages_;  ///< used by gauges.csv's writer thread
     std::unique_ptr<ForcePlan> force_plan_;            ///< named objects: forces.csv
+    std::unique_ptr<BodyPlan> body_plan_;              ///< floating objects: bodies.csv
     std::optional<std::vector<ObjectIds>> object_ids_; ///< object_ids()
     std::unique_ptr<RunOutput> output_;
     std::vector<double> output_times_; ///< of every snapshot submitted, in order

@@ -21,6 +21,7 @@ struct PassName {
                : p.role == InteractionRole::corrector ? "interaction (corrector)"
                                                       : "interaction (verlet)";
     }
+    const char* operator()(pass::BodyLoads) const { return "body loads"; }
     const char* operator()(pass::TimeStep) const { return "time step"; }
     const char* operator()(pass::Integration p) const {
         return p.stage == IntegrationStage::predict   ? "integration (predict)"
@@ -39,7 +40,14 @@ struct PassName {
 };
 
 std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_walls,
-                                CorrectorNeighbours corrector, bool moving, bool damping) {
+                                CorrectorNeighbours corrector, bool moving, bool floating,
+                                bool damping) {
+    // Floating bodies' loads after each interaction pass, from the state it saw.
+    const auto interact = [&](std::vector<StepPass>& passes, InteractionRole role) {
+        passes.emplace_back(pass::Interaction{role});
+        if (floating)
+            passes.emplace_back(pass::BodyLoads{});
+    };
     // Moving walls follow every integration (before a halo refresh reads them), damping the last.
     const auto integrate = [&](std::vector<StepPass>& passes, IntegrationStage stage) {
         passes.emplace_back(pass::Integration{stage});
@@ -58,7 +66,7 @@ std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_wal
             passes.emplace_back(pass::HaloRefresh{true});
     }
     if (symplectic) {
-        passes.emplace_back(pass::Interaction{InteractionRole::predictor});
+        interact(passes, InteractionRole::predictor);
         passes.emplace_back(pass::TimeStep{});
         integrate(passes, IntegrationStage::predict);
         if (several)
@@ -67,10 +75,10 @@ std::vector<StepPass> passes_of(bool symplectic, bool several, bool modified_wal
             passes.emplace_back(pass::Construction{});
         else
             passes.emplace_back(pass::ReuseStructure{});
-        passes.emplace_back(pass::Interaction{InteractionRole::corrector});
+        interact(passes, InteractionRole::corrector);
         integrate(passes, IntegrationStage::correct);
     } else {
-        passes.emplace_back(pass::Interaction{InteractionRole::verlet});
+        interact(passes, InteractionRole::verlet);
         passes.emplace_back(pass::TimeStep{});
         integrate(passes, IntegrationStage::verlet);
     }
@@ -155,8 +163,17 @@ StepPlan<D> make_step_plan(const Case& c, const DerivedConstants& derived,
         d.reduction = static_cast<float>(z.reduction);
         p.damping.push_back(d);
     }
+    if (has_floating(c)) {
+        p.floating = true;
+        // Contacts as stiff as the fluid's step allows (physics/contact.h): √κ = 2π / (40 dt_ref)
+        // with dt_ref = cfl h / c0, the acoustic part of the CFL limit (no step is longer).
+        const double dt_ref = c.constants.cfl * derived.h / derived.speed_of_sound;
+        const double root = 2.0 * 3.14159265358979323846 / (40.0 * dt_ref);
+        p.contact.distance = static_cast<float>(c.dp);
+        p.contact.rate2 = static_cast<float>(root * root);
+    }
     p.passes = passes_of(p.symplectic(), request.several_processes, p.modified_walls(), p.corrector,
-                         p.moving_walls, !p.damping.empty());
+                         p.moving_walls, p.floating, !p.damping.empty());
     return p;
 }
 

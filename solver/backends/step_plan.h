@@ -13,6 +13,7 @@
 /// | BoundaryCondition| boundary_condition.cpp | boundary_condition.cu |
 /// | ReuseStructure   | construction.cpp  | construction.cu     |
 /// | Interaction      | interaction.cpp   | interaction.cu      |
+/// | BodyLoads        | bodies.cpp        | bodies.cu           |
 /// | TimeStep         | integration.cpp   | integration.cu      |
 /// | Integration      | integration.cpp   | integration.cu      |
 /// | Motion           | motion.cpp        | motion.cu           |
@@ -31,6 +32,7 @@
 #include "case/domain_grid.h"
 #include "neighbours/grid.h"
 #include "neighbours/module.h"
+#include "physics/contact.h"
 #include "physics/damping.h"
 #include "physics/kernels.h"
 #include "physics/mdbc.h"
@@ -69,6 +71,11 @@ struct ReuseStructure {};
 struct Interaction {
     InteractionRole role = InteractionRole::predictor;
 };
+/// Floating bodies (physics/rigid_body.h): after an interaction pass, each body's loads from its
+/// particles' pair terms with the fluid (physics/forces.h) and their contacts (physics/
+/// contact.h), summed over every process, at the state that pass saw (stage `motion`). The
+/// Motion pass after the next integration integrates the bodies with them.
+struct BodyLoads {};
 /// dt from the last interaction pass's maxima (CFL, force and viscous limits; over every
 /// process).
 struct TimeStep {};
@@ -78,7 +85,8 @@ struct Integration {
 };
 /// Moving boundaries (physics/motion.h): after an integration, every wall particle of a moving
 /// object takes its position and velocity from its object's motion at the integration's time,
-/// t + dt/2 after the predictor, t + dt after the corrector or the Verlet step (`motion`). With
+/// t + dt/2 after the predictor, t + dt after the corrector or the Verlet step (`motion`); a
+/// floating body's motion is first integrated over the same stage with the last BodyLoads. With
 /// mDBC its velocity stays the BoundaryCondition pass's (the wall's own enters through the
 /// motion, physics.h).
 struct Motion {
@@ -102,8 +110,8 @@ struct Balance {};
 
 using StepPass =
     std::variant<pass::Exchange, pass::Construction, pass::BoundaryCondition, pass::ReuseStructure,
-                 pass::Interaction, pass::TimeStep, pass::Integration, pass::Motion, pass::Damping,
-                 pass::HaloRefresh, pass::Checks, pass::Balance>;
+                 pass::Interaction, pass::BodyLoads, pass::TimeStep, pass::Integration,
+                 pass::Motion, pass::Damping, pass::HaloRefresh, pass::Checks, pass::Balance>;
 
 /// The pass's name, for traces and for the architecture page.
 const char* pass_name(const StepPass& p);
@@ -160,6 +168,9 @@ struct StepPlan {
     /// m/s: no point of a moving object is faster over the run (MotionTables::speed_bound).
     float wall_speed_bound = 0.0f;
     std::vector<DampingZoneData<D>> damping; ///< the Damping pass's zones (none: no pass)
+    /// Floating bodies (the plan has BodyLoads passes; case/body_table.h) and their contacts.
+    bool floating = false;
+    ContactConstants contact{};
     std::vector<StepPass> passes{};
 
     bool symplectic() const { return integrator == IntegratorKind::symplectic; }
@@ -188,13 +199,14 @@ struct StepPlan {
 
 /// The plan of case c with constants `derived` (from its particles or its saved state).
 /// Symplectic: [Exchange] Construction {BoundaryCondition [HaloRefresh]} Interaction(predictor)
-/// TimeStep Integration(predict) <Motion> [HaloRefresh] Construction|ReuseStructure
-/// Interaction(corrector) Integration(correct) <Motion> (Damping) Checks [Balance]; Verlet:
-/// [Exchange] Construction {BoundaryCondition [HaloRefresh]} Interaction(verlet) TimeStep
-/// Integration(verlet) <Motion> (Damping) Checks [Balance]. The bracketed passes run over
-/// several processes only (the HaloRefresh after BoundaryCondition gives the halo copies of wall
-/// particles their owners' new values); the braced ones with mDBC only, the angled ones with
-/// moving boundaries, the parenthesised one with damping zones.
+/// «BodyLoads» TimeStep Integration(predict) <Motion> [HaloRefresh] Construction|ReuseStructure
+/// Interaction(corrector) «BodyLoads» Integration(correct) <Motion> (Damping) Checks [Balance];
+/// Verlet: [Exchange] Construction {BoundaryCondition [HaloRefresh]} Interaction(verlet)
+/// «BodyLoads» TimeStep Integration(verlet) <Motion> (Damping) Checks [Balance]. The bracketed
+/// passes run over several processes only (the HaloRefresh after BoundaryCondition gives the
+/// halo copies of wall particles their owners' new values); the braced ones with mDBC only, the
+/// angled ones with moving boundaries (floating bodies among them), the «» ones with floating
+/// bodies, the parenthesised one with damping zones.
 /// \throws std::invalid_argument when the neighbour module is not one there is
 ///         (validate_neighbour_module) or the grid over the domain is invalid (make_grid).
 template <int D>

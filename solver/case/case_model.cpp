@@ -106,7 +106,14 @@ std::vector<BoundaryObjectRef> boundary_objects(const Case& c) {
 
 bool has_motion(const Case& c) {
     for (const BoundaryObjectRef& o : boundary_objects(c))
-        if (o.properties->motion)
+        if (o.properties->motion || o.properties->floating)
+            return true;
+    return false;
+}
+
+bool has_floating(const Case& c) {
+    for (const BoundaryObjectRef& o : boundary_objects(c))
+        if (o.properties->floating)
             return true;
     return false;
 }

@@ -6,6 +6,7 @@
 /// Units are SI (m, s, kg). Points are stored as 3D (x, y, z); in 2D cases y = 0 and the
 /// simulation plane is x–z, gravity along −z.
 
+#include "case/floating_model.h"
 #include "case/motion_model.h"
 #include "case/shapes.h"
 #include "io/vtp_file.h"
@@ -66,13 +67,15 @@ struct FluidRegion {
 
 /// What every boundary object (the tank, an obstacle) may have besides its shape: a name, under
 /// which forces.csv reports the force and moment of the fluid on it, the point the moment is
-/// taken about, and a prescribed motion (case/motion_model.h).
+/// taken about, and a prescribed motion (case/motion_model.h) or, for an obstacle, a floating
+/// body's dynamics (case/floating_model.h): at most one of the two.
 struct ObjectProperties {
     std::string name; ///< empty: no forces reported
     /// m: the moment's point at t = 0 (it moves with the object); absent: the centre of the
     /// object's bounding box.
     std::optional<Eigen::Vector3d> moment_point;
-    std::optional<Motion> motion; ///< absent: the object stays where it was generated
+    std::optional<Motion> motion;     ///< absent: the object stays where it was generated
+    std::optional<Floating> floating; ///< the water moves it (obstacles only)
 };
 
 /// Tank walls: `box` is the inside of the tank (the physical wall surfaces are its faces).
@@ -214,8 +217,10 @@ struct BoundaryObjectRef {
 };
 std::vector<BoundaryObjectRef> boundary_objects(const Case& c);
 
-/// Whether any boundary object of c has a motion.
+/// Whether any boundary object of c moves: a prescribed motion or a floating body.
 bool has_motion(const Case& c);
+/// Whether any boundary object of c floats.
+bool has_floating(const Case& c);
 
 } // namespace sluice
 

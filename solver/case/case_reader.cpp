@@ -1,5 +1,6 @@
 #include "case/case_reader.h"
 
+#include "case/floating_reader.h"
 #include "case/gauge_reader.h"
 #include "case/geometry_checks.h"
 #include "case/motion_reader.h"
@@ -253,7 +254,7 @@ void read_geometry(const Reader& r, const Element& g, Case& c, const CaseOverrid
         const Element e(
             r, *x,
             with_object_attributes({"min", "max", "stl", "scale", "rotate", "translate", "layers"}),
-            {"cylinder", "sphere", "motion"});
+            {"cylinder", "sphere", "motion", "floating"});
         Obstacle o;
         o.where = e.where();
         read_region(r, e, c.dp, o.box, o.shape);
@@ -510,6 +511,7 @@ Case read_document(const std::string& file, const tinyxml2::XMLDocument& doc,
     check_run_length(c, run_where); // before the motion's bounds over the run are made
     read_domain(r, geometry_element, c);
     check_objects(r, c);
+    check_floating(r, c);
     const std::string spacing = dp_text(c);
     check_wall_thickness(c, spacing);
     check_wave_maker_depths(c, spacing);

@@ -1,5 +1,7 @@
 #include "case/motion_reader.h"
 
+#include "case/floating_reader.h"
+
 #include "case/geometry_checks.h"
 #include "case/motion_table.h"
 #include "case/resolution_checks.h"
@@ -329,6 +331,11 @@ ObjectProperties read_object_properties(const Reader& r, const Element& e, const
                                             "object a name");
         p.moment_point = e.point("momentPoint");
     }
+    if (const XMLElement* x = e.single("floating"))
+        p.floating = read_floating(r, Element(r, *x,
+                                              {"mass", "density", "center", "inertia", "velocity",
+                                               "angularVelocity", "fixed", "start", "restitution"},
+                                              {"hinge", "spring"}));
     if (const XMLElement* x = e.single("motion"))
         p.motion = read_motion(
             r, Element(r, *x, {}, {"rectilinear", "rotation", "sinusoidal", "file", "wavemaker"}),

@@ -196,7 +196,8 @@ MotionTables make_motion_tables(const Case& c, double end_time) {
     MotionTables t;
     for (const BoundaryObjectRef& object : boundary_objects(c)) {
         const std::optional<Motion>& motion = object.properties->motion;
-        t.moves.push_back(motion ? 1 : 0);
+        // A floating object moves too; its state comes from its dynamics (physics/rigid_body.h).
+        t.moves.push_back(motion || object.properties->floating ? 1 : 0);
         RigidPose pose;
         detail::identity_pose(pose);
         if (motion)

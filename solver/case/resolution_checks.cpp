@@ -325,7 +325,7 @@ void check_default_domain_grid(const Case& c, const SourceLocation& geometry_whe
     if (has_motion(c)) {
         const MotionTables tables = make_motion_tables(c, c.run.end_time);
         for (std::uint32_t k = 0; k < tables.objects(); ++k) {
-            if (!tables.moves[k])
+            if (!objects[k].properties->motion) // fixed, or floating: no prescribed sweep
                 continue;
             const Box swept = swept_box(tables, k, objects[k].box, c.run.end_time);
             const SourceLocation motion{c.where.file, objects[k].properties->motion->line};

@@ -20,8 +20,8 @@ namespace {
 
 constexpr char magic[8] = {'S', 'L', 'U', 'I', 'C', 'E', 'C', 'K'};
 /// 2 added the decomposition (process, processes, total particles, slab axis and faces) after
-/// the exclusions; version 1 files (one process) still read.
-constexpr std::uint32_t version = 2;
+/// the exclusions; 3 the floating bodies' states after it; versions 1 and 2 still read.
+constexpr std::uint32_t version = 3;
 static_assert(sizeof(ParticleType) == 1, "types are stored as bytes");
 
 /// FNV-1a, 64 bit: detects a file damaged after it was written (truncation is caught by sizes).
@@ -209,6 +209,7 @@ fs::path write_checkpoint(const fs::path& dir, const Checkpoint& c, int keep) {
     w.value(c.processes > 1 ? c.total_particles : static_cast<std::uint64_t>(s.size()));
     w.value(c.slab_axis);
     w.array(c.slab_faces);
+    w.array(s.body_states);
     const bool piece = c.processes > 1;
     const fs::path path = piece ? checkpoint_path(dir, c.case_name, s.steps, c.process)
                                 : checkpoint_path(dir, c.case_name, s.steps);
@@ -243,7 +244,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
     for (std::size_t k = 0; k < sizeof magic; ++k)
         r.value<char>();
     const auto file_version = r.value<std::uint32_t>();
-    if (file_version != version && file_version != 1)
+    if (file_version > version || file_version < 1)
         r.fail("format version " + std::to_string(file_version) + ", this sluice reads " +
                std::to_string(version));
     Checkpoint c;
@@ -286,6 +287,8 @@ Checkpoint read_checkpoint(const fs::path& path) {
             r.fail("inconsistent decomposition (process " + std::to_string(c.process) + " of " +
                    std::to_string(c.processes) + ")");
     }
+    if (file_version >= 3)
+        s.body_states = r.array<double>();
     if (r.position() + sizeof(std::uint64_t) != bytes.size())
         r.fail("trailing bytes after the state");
     for (const std::uint32_t id : s.id)
@@ -344,6 +347,10 @@ SimulationState merge_pieces(const std::vector<SimulationState>& pieces) {
             append(whole.previous_density, p.previous_density);
         }
         append(whole.excluded, p.excluded);
+        if (p.body_states != whole.body_states) // every process integrates the same bodies
+            throw CheckpointError("the pieces of one checkpoint disagree on the floating "
+                                  "bodies' states at step " +
+                                  std::to_string(whole.steps));
     }
     std::sort(whole.excluded.begin(), whole.excluded.end());
     whole.excluded.erase(std::unique(whole.excluded.begin(), whole.excluded.end()),

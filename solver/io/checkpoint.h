@@ -30,6 +30,9 @@ namespace sluice {
 
 /// The state of a simulation, particle arrays in the backend's internal order (id[k] names the
 /// particle at k). 2D vectors are stored as (x, 0, z).
+/// Doubles per floating body in SimulationState::body_states (physics/rigid_body.h's BodyState).
+constexpr std::size_t body_state_doubles = 36;
+
 struct SimulationState {
     int dimension = 2;
     double time = 0.0;    ///< s
@@ -47,6 +50,9 @@ struct SimulationState {
     std::vector<float> previous_density;
     /// Particles excluded (left the domain) and already reported, ascending.
     std::vector<std::uint32_t> excluded;
+    /// Floating bodies: each body's state (physics/rigid_body.h, BodyState: body_state_doubles
+    /// doubles), body after body in case order; empty without bodies. The same on every process.
+    std::vector<double> body_states;
 
     std::size_t size() const { return id.size(); }
 };

@@ -32,6 +32,21 @@ struct GaugeRequest {
         std::uint32_t object = 0; ///< its index among the case's boundary objects (its motion)
     };
     std::vector<Body> bodies;
+    /// Floating bodies: each one's state and loads (FloatingSample).
+    bool floating = false;
+};
+
+/// A floating body's state and the loads of the step's last BodyLoads pass (physics/
+/// rigid_body.h), world axes (2D: y components 0; per unit width).
+struct FloatingSample {
+    double center[3] = {};           ///< centre of mass, m
+    double orientation[4] = {};      ///< unit quaternion (w, x, y, z) from the pose at t = 0
+    double velocity[3] = {};         ///< of the centre, m/s
+    double angular_velocity[3] = {}; ///< rad/s
+    double fluid_force[3] = {};      ///< N (2D: N/m)
+    double fluid_moment[3] = {};     ///< about the centre, N·m (2D: N·m/m)
+    double spring_force[3] = {};     ///< N
+    double contact_force[3] = {};    ///< N
 };
 
 /// The sums of the corrected interpolation of the wall's pressure at one wall point, D + 1 = N:
@@ -49,6 +64,8 @@ struct GaugeResponse {
     /// Per body: the force (x, y, z; N, in 2D N/m) and the moment about its point (x, y, z;
     /// N·m, in 2D N·m/m) of the fluid on it; 2D: y force, x and z moments 0.
     std::vector<std::array<double, 6>> forces;
+    /// Per floating body (request.floating), in case order.
+    std::vector<FloatingSample> floating;
 };
 
 } // namespace sluice

@@ -43,7 +43,8 @@ struct NewerOutput {
 /// The CSV series a run writes beside its snapshots, whose rows a restart continues
 /// (io/run_output.h).
 inline const std::vector<std::string>& run_csv_files() {
-    static const std::vector<std::string> files = {"diagnostics.csv", "gauges.csv", "forces.csv"};
+    static const std::vector<std::string> files = {"diagnostics.csv", "gauges.csv", "forces.csv",
+                                                   "bodies.csv"};
     return files;
 }
 

@@ -78,6 +78,7 @@ RunOutput::~RunOutput() {
     background_.reset(); // it writes to the series and diagnostics.csv: stopped first
     gauge_rows_.reset();
     force_rows_.reset();
+    body_rows_.reset();
 }
 
 void RunOutput::open_gauges(const std::vector<std::string>& comments,
@@ -100,6 +101,21 @@ void RunOutput::open_forces(const std::vector<std::string>& comments,
     force_csv_ =
         std::make_unique<CsvSeries>(directory_ / "forces.csv", comments, columns, resume_after_);
     force_rows_ = std::make_unique<GaugeRowWriter>(std::move(evaluate), *force_csv_);
+}
+
+void RunOutput::open_bodies(const std::vector<std::string>& comments,
+                            const std::vector<std::string>& columns,
+                            GaugeRowWriter::Evaluate evaluate) {
+    if (!writes_shared())
+        return;
+    body_csv_ =
+        std::make_unique<CsvSeries>(directory_ / "bodies.csv", comments, columns, resume_after_);
+    body_rows_ = std::make_unique<GaugeRowWriter>(std::move(evaluate), *body_csv_);
+}
+
+void RunOutput::submit_bodies(double t, std::future<GaugeResponse> sample) {
+    if (body_rows_)
+        body_rows_->submit(t, std::move(sample));
 }
 
 void RunOutput::submit_forces(double t, std::future<GaugeResponse> sample) {
@@ -149,6 +165,8 @@ void RunOutput::flush() {
         gauge_rows_->flush();
     if (force_rows_)
         force_rows_->flush();
+    if (body_rows_)
+        body_rows_->flush();
     background_->flush();
 }
 

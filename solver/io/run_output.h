@@ -2,10 +2,11 @@
 /// \file run_output.h
 /// What a run writes as it goes, in one object: the snapshot series (SnapshotSeriesWriter) fed
 /// by the background writer pool (BackgroundSnapshotWriter), diagnostics.csv (a row per
-/// snapshot), gauges.csv and forces.csv (rows finished by GaugeRowWriter), and, over several
-/// processes, the pieces: the first process clears the folder before the others write to it and
-/// lists in the .pvd the times whose pieces every process has written. Output never holds the step
-/// back (DESIGN.md, Output): the stepping thread only starts snapshot copies and hands them over.
+/// snapshot), gauges.csv, forces.csv and bodies.csv (rows finished by GaugeRowWriter), and, over
+/// several processes, the pieces: the first process clears the folder before the others write to it
+/// and lists in the .pvd the times whose pieces every process has written. Output never holds the
+/// step back (DESIGN.md, Output): the stepping thread only starts snapshot copies and hands them
+/// over.
 ///
 /// io/ sees nothing of parallel/: a run over several processes passes its collectives as an
 /// OutputGroup.
@@ -77,6 +78,12 @@ public:
                      const std::vector<std::string>& columns, GaugeRowWriter::Evaluate evaluate);
     /// Queues the forces row of time t (s), as submit_gauges.
     void submit_forces(double t, std::future<GaugeResponse> sample);
+    /// Opens bodies.csv as open_forces does forces.csv (the floating bodies' motions and loads;
+    /// case/body_plan.h).
+    void open_bodies(const std::vector<std::string>& comments,
+                     const std::vector<std::string>& columns, GaugeRowWriter::Evaluate evaluate);
+    /// Queues the bodies row of time t (s), as submit_gauges.
+    void submit_bodies(double t, std::future<GaugeResponse> sample);
     /// Queues the gauges row of time t (s); nothing on a process that does not write it.
     void submit_gauges(double t, std::future<GaugeResponse> sample);
     /// Queues a sample between rows (averaged sensors); as submit_gauges.
@@ -125,6 +132,8 @@ private:
     std::unique_ptr<GaugeRowWriter> gauge_rows_; ///< after what it writes to: destroyed first
     std::unique_ptr<CsvSeries> force_csv_;
     std::unique_ptr<GaugeRowWriter> force_rows_;
+    std::unique_ptr<CsvSeries> body_csv_;
+    std::unique_ptr<GaugeRowWriter> body_rows_;
     std::atomic<std::uintmax_t> bytes_{0};
     std::unique_ptr<BackgroundSnapshotWriter> background_; ///< stopped after the pending piece
     std::future<Snapshot> pending_piece_;                  ///< last: its thread joined first

@@ -61,6 +61,19 @@ void apply_boundary_condition(const StepPlan<D>& plan, CpuState<D>& s);
 template <int D>
 void interact(const StepPlan<D>& plan, CpuState<D>& s, InteractionRole role);
 
+// bodies.cpp: pass::BodyLoads
+
+/// pass::BodyLoads: each floating body's fluid and contact loads at the state the last
+/// interaction pass saw, this rank's owned particles' shares summed in particle order, then over
+/// every rank (collective); the springs' from the bodies' states.
+template <int D>
+void sum_body_loads(const StepPlan<D>& plan, CpuState<D>& s);
+
+/// The bodies' states into their objects' motion states (object_state, object_motion) and the
+/// walls' speed: after the bodies move, and at set-up.
+template <int D>
+void publish_bodies(CpuState<D>& s);
+
 // integration.cpp: pass::TimeStep, pass::Integration
 
 /// pass::TimeStep: dt from the last pass's maxima (over every rank; collective).
@@ -84,7 +97,8 @@ void evaluate_motion(CpuState<D>& s, double t);
 template <int D>
 void place_walls(CpuState<D>& s, bool velocity);
 
-/// pass::Motion: the states at t + dt/2 (predict) or t + dt, and place_walls.
+/// pass::Motion: the states at t + dt/2 (predict) or t + dt — prescribed ones from their
+/// motion, floating bodies integrated over the stage with their last loads — and place_walls.
 template <int D>
 void move_walls(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage);
 

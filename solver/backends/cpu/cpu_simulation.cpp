@@ -42,6 +42,7 @@ struct StepExecutor {
     void operator()(pass::BoundaryCondition) { apply_boundary_condition(plan, s); }
     void operator()(pass::ReuseStructure) { reuse_structure(s); }
     void operator()(pass::Interaction p) { interact(plan, s, p.role); }
+    void operator()(pass::BodyLoads) { sum_body_loads(plan, s); }
     void operator()(pass::TimeStep) { set_time_step(plan, s); }
     void operator()(pass::Integration p) {
         integrate(plan, s, p.stage);
@@ -131,6 +132,22 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
         std::vector<ObjectIds> objects;
         const std::vector<Eigen::Vector3d> reference = boundary_positions(c, &objects);
         s_.walls = moving_wall_tables<D>(s_.motion, reference, objects);
+        s_.object_state.resize(s_.motion.objects());
+        s_.object_motion.resize(s_.motion.objects());
+        if (plan_.floating) { // the bodies where their (initial or saved) states have them
+            s_.bodies = make_body_tables(c, reference, objects);
+            s_.body_state = starting_body_states(s_.bodies, state);
+            s_.body_loads.assign(s_.bodies.bodies.size(), BodyLoads{});
+            s_.floating_object.assign(s_.motion.objects(), 0);
+            for (std::size_t b = 0; b < s_.bodies.bodies.size(); ++b) {
+                const RigidBodyData& body = s_.bodies.bodies[b];
+                s_.floating_object[body.object] = 1;
+                s_.body_contact.push_back(
+                    {body.first_id, body.id_count, static_cast<float>(s_.bodies.particle_mass[b]),
+                     static_cast<float>(contact_damping_ratio(s_.bodies.restitution[b]))});
+            }
+            publish_bodies(s_);
+        }
         evaluate_motion(s_, s_.time);
         place_walls(s_, true);
     }

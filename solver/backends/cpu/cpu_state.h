@@ -6,11 +6,13 @@
 
 #include "backends/exclusion_log.h"
 #include "backends/stage_times.h"
+#include "case/body_table.h"
 #include "case/motion_table.h"
 #include "neighbours/cpu_builder.h"
 #include "neighbours/grid.h"
 #include "parallel/communicator.h"
 #include "parallel/slabs.h"
+#include "physics/body_loads.h"
 #include "physics/integrators.h"
 #include "physics/physics.h"
 
@@ -143,6 +145,13 @@ struct CpuState {
     /// m/s, their largest at this step's evaluations (with wall_speed at its start): the halo
     /// check's bound on their move.
     float step_wall_speed = 0.0f;
+    // Floating bodies (case/body_table.h; empty without): each body's state and its loads at
+    // the last BodyLoads pass; its object's entry of object_state follows the body.
+    BodyTables bodies;
+    std::vector<char> floating_object; ///< per object: it floats (empty without bodies)
+    std::vector<BodyContactData> body_contact;
+    std::vector<BodyState> body_state;
+    std::vector<BodyLoads> body_loads;
     MovingWallsView<D> walls_view() const {
         MovingWallsView<D> v;
         v.object = walls.object.data();

@@ -151,6 +151,8 @@ GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const Gauge
         if (!out.forces.empty())
             s.comm->sum(out.forces.front().data(), static_cast<int>(6 * out.forces.size()));
     }
+    if (request.floating)
+        out.floating = floating_samples(s.body_state, s.body_loads);
     return out;
 }
 

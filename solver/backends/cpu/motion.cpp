@@ -15,10 +15,14 @@ void evaluate_motion(CpuState<D>& s, double t) {
     s.object_motion.resize(objects);
     double fastest = 0.0;
     for (std::uint32_t k = 0; k < objects; ++k) {
+        if (!s.floating_object.empty() && s.floating_object[k])
+            continue; // its body's state (publish_bodies)
         s.object_state[k] = object_state(s.motion, k, t);
         s.object_motion[k] = to_float(s.object_state[k]);
         fastest = std::max(fastest, s.object_state[k].speed_bound);
     }
+    for (const RigidBodyData& b : s.bodies.bodies)
+        fastest = std::max(fastest, s.object_state[b.object].speed_bound);
     s.motion_time = t;
     s.wall_speed = static_cast<float>(fastest);
     s.step_wall_speed = std::max(s.step_wall_speed, s.wall_speed);
@@ -44,6 +48,18 @@ void place_walls(CpuState<D>& s, bool velocity) {
 template <int D>
 void move_walls(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage) {
     StageClock clock(s.stage_seconds[motion]);
+    if (plan.floating) {
+        const BodyStage body_stage =
+            stage == IntegrationStage::predict   ? BodyStage::predict
+            : stage == IntegrationStage::correct ? BodyStage::correct
+            : s.steps % static_cast<std::uint64_t>(plan.verlet_reset_steps) == 0
+                ? BodyStage::verlet_euler
+                : BodyStage::verlet;
+        for (std::size_t b = 0; b < s.bodies.bodies.size(); ++b)
+            advance_body(s.bodies.bodies[b], s.body_state[b], s.body_loads[b], body_stage, s.time,
+                         s.dt);
+        publish_bodies(s);
+    }
     evaluate_motion(s, s.time + (stage == IntegrationStage::predict ? 0.5 : 1.0) * s.dt);
     place_walls(s, !plan.modified_walls());
 }

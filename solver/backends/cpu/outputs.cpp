@@ -62,6 +62,7 @@ SimulationState save_state(const StepPlan<D>& plan, const CpuState<D>& s) {
         }
     }
     out.excluded = s.exclusions.reported();
+    out.body_states = saved_body_states(s.body_state);
     return out;
 }
 
