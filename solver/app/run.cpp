@@ -14,6 +14,20 @@ namespace sluice {
 
 namespace {
 
+/// A CSV series' header: its comment lines (`intro`, "t: s", then "NAME: unit" per column) and
+/// its column names.
+struct CsvHeader {
+    std::vector<std::string> comments, names;
+};
+CsvHeader csv_header(std::string intro, const std::vector<GaugeColumn>& columns) {
+    CsvHeader h{{std::move(intro), "t: s"}, {}};
+    for (const GaugeColumn& col : columns) {
+        h.comments.push_back(col.name + ": " + col.unit);
+        h.names.push_back(col.name);
+    }
+    return h;
+}
+
 std::atomic<bool> interrupted{false};
 extern "C" void on_interrupt(int) {
     interrupted = true;
@@ -153,35 +167,25 @@ void Run::open_gauges() {
         named = named || !o.properties->name.empty();
     if (named) {
         force_plan_ = std::make_unique<ForcePlan>(c_, object_ids());
-        std::vector<std::string> comments = {
+        const CsvHeader h = csv_header(
             "sluice forces of case " + c_.name +
                 " (cases/README.md: the force of the fluid on each named object, from the "
                 "step's pair terms, and its moment about the object's momentPoint, which moves "
                 "with it; 2D: per unit width)",
-            "t: s"};
-        std::vector<std::string> names;
-        for (const GaugeColumn& col : force_plan_->columns()) {
-            comments.push_back(col.name + ": " + col.unit);
-            names.push_back(col.name);
-        }
-        output_->open_forces(comments, names,
+            force_plan_->columns());
+        output_->open_forces(h.comments, h.names,
                              [this](const GaugeResponse& r) { return force_plan_->evaluate(r); });
     }
     if (has_floating(c_)) {
         body_plan_ = std::make_unique<BodyPlan>(c_);
-        std::vector<std::string> comments = {
+        const CsvHeader h = csv_header(
             "sluice floating bodies of case " + c_.name +
                 " (cases/README.md, bodies.csv: each body's centre of mass, orientation from its "
                 "pose at t = 0, velocities, and the loads of the step's last BodyLoads pass: the "
                 "fluid's force and moment about the centre, the springs' and contacts' forces; "
                 "2D: per unit width)",
-            "t: s"};
-        std::vector<std::string> names;
-        for (const GaugeColumn& col : body_plan_->columns()) {
-            comments.push_back(col.name + ": " + col.unit);
-            names.push_back(col.name);
-        }
-        output_->open_bodies(comments, names,
+            body_plan_->columns());
+        output_->open_bodies(h.comments, h.names,
                              [this](const GaugeResponse& r) { return body_plan_->evaluate(r); });
     }
     if (!gauges && !force_plan_ && !body_plan_)
@@ -191,7 +195,7 @@ void Run::open_gauges() {
     if (gauges) {
         gauge_plan_ = std::make_unique<GaugePlan>(c_, sim_->constants().support);
         sensor_averages_ = std::make_unique<SensorAverages>(*gauge_plan_);
-        std::vector<std::string> comments = {
+        const CsvHeader h = csv_header(
             "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
                 " s (cases/README.md: height = where the fluid fraction first falls below 1/2 "
                 "above the lowest water, probe = "
@@ -199,14 +203,10 @@ void Run::open_gauges() {
                 "within 2 dp, sensor = the wall's pressure on its face, corrected interpolation "
                 "of the wall particles, averaged ones the mean over the steps since the previous "
                 "row); empty = no fluid there",
-            "t: s"};
-        std::vector<std::string> names;
-        for (const GaugeColumn& col : gauge_plan_->columns()) {
-            comments.push_back(col.name + ": " + col.unit);
-            names.push_back(col.name);
-        }
+            gauge_plan_->columns());
         output_->open_gauges(
-            comments, names, [this](const GaugeResponse& r) { return sensor_averages_->row(r); },
+            h.comments, h.names,
+            [this](const GaugeResponse& r) { return sensor_averages_->row(r); },
             [this](const GaugeResponse& r) { sensor_averages_->add_step(r); });
         // Averaged sensors: their points sampled after every step between rows as well (the
         // sample is begun on the device and read by the row writer's thread, as a row's).

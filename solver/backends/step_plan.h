@@ -187,6 +187,10 @@ struct StepPlan {
             c.shifting.on = false;
         return c;
     }
+    /// Verlet: whether step `steps` (0-based) is a reset step (forward Euler velocities).
+    bool verlet_resets(std::uint64_t steps) const {
+        return steps % static_cast<std::uint64_t>(verlet_reset_steps) == 0;
+    }
     /// The corrector's pass walks the predictor's structure (reuse or lists).
     /// Several processes: whether the Balance pass moves the faces after step `steps`.
     bool balances_after(std::uint64_t steps) const {

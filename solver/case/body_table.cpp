@@ -33,6 +33,8 @@ void put(const Matrix3d& m, double* out) {
 
 /// The rotation a body keeps (rigid_body.h, BodyRotation) and its axis, from its freedoms.
 void set_rotation(const Floating& f, int dimension, RigidBodyData& b) {
+    // A 2D body never moves along y nor turns about x or z (floating_model.h).
+    const unsigned fixed = f.fixed | (dimension == 2 ? fixed_y | fixed_rx | fixed_rz : 0u);
     if (f.hinge) {
         b.rotation = BodyRotation::hinge;
         put(f.hinge->axis, b.axis);
@@ -42,11 +44,11 @@ void set_rotation(const Floating& f, int dimension, RigidBodyData& b) {
     }
     b.free_translation = 0;
     for (int a = 0; a < 3; ++a)
-        if (!(f.fixed & (fixed_x << a)))
+        if (!(fixed & (fixed_x << a)))
             b.free_translation |= static_cast<std::uint8_t>(1u << a);
     int free = 0, last = 0;
     for (int a = 0; a < 3; ++a)
-        if (!(f.fixed & (fixed_rx << a)))
+        if (!(fixed & (fixed_rx << a)))
             ++free, last = a;
     if (free == 0) {
         b.rotation = BodyRotation::none;
@@ -144,8 +146,8 @@ BodyTables make_body_tables(const Case& c, const std::vector<Vector3d>& referenc
         index[o.object.name] = static_cast<std::uint32_t>(t.bodies.size());
         t.bodies.push_back(b);
         t.names.push_back(o.object.name);
-        t.particle_mass.push_back(m.mass / ids.count);
-        t.restitution.push_back(f.restitution);
+        t.contact.push_back({ids.first, ids.count, static_cast<float>(m.mass / ids.count),
+                             static_cast<float>(contact_damping_ratio(f.restitution))});
         floating.push_back(&f);
     }
     for (std::uint32_t body = 0; body < floating.size(); ++body)

@@ -9,6 +9,7 @@
 #include "case/particles.h"
 #include "io/checkpoint.h"
 #include "io/gauge_samples.h"
+#include "physics/body_loads.h"
 #include "physics/rigid_body.h"
 
 #include <Eigen/Core>
@@ -43,10 +44,9 @@ struct BodyTables {
     std::vector<RigidBodyData> bodies;
     std::vector<SpringData> springs;
     std::vector<std::string> names;
-    /// Per body: the mass a contact of one of its particles moves, M / (its particle count)
-    /// (kg; 2D: kg/m), and the restitution of its contacts (physics/contact.h).
-    std::vector<double> particle_mass;
-    std::vector<double> restitution;
+    /// Per body, what its particles' contacts need (physics/body_loads.h): its ids, a particle's
+    /// share of its mass M / (its particle count) and the damping ratio of its restitution.
+    std::vector<BodyContactData> contact;
     bool empty() const { return bodies.empty(); }
 };
 

@@ -198,6 +198,7 @@ MotionTables make_motion_tables(const Case& c, double end_time) {
         const std::optional<Motion>& motion = object.properties->motion;
         // A floating object moves too; its state comes from its dynamics (physics/rigid_body.h).
         t.moves.push_back(motion || object.properties->floating ? 1 : 0);
+        t.floats.push_back(object.properties->floating ? 1 : 0);
         RigidPose pose;
         detail::identity_pose(pose);
         if (motion)

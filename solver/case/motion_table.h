@@ -26,7 +26,9 @@ struct MotionTables {
     std::vector<SineComponent> sines;
     std::vector<TableSample> samples;
     std::vector<std::uint32_t> object_first{0}; ///< objects + 1 entries
-    std::vector<char> moves;                    ///< per object: it has a motion
+    std::vector<char> moves;                    ///< per object: it has a motion or floats
+    /// Per object: it floats (case/body_table.h): its state is its body's, not the tables'.
+    std::vector<char> floats;
     /// m/s: no point of a moving object is faster at any time of [0, end_time] (the segments'
     /// analytic bounds: polynomial profiles at their ends, |ω| or |v| times the bound of a sum
     /// of sinusoids' derivative and the ramp's slope times the sum's (case/sines_bound.h), a

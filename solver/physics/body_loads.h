@@ -49,8 +49,9 @@ struct BodyLoadVisitor {
     Vec<D> contact_force{};
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rbj, float r2) {
-        if (fluid.particles.motion(j).fluid) {
-            fluid(j, rbj, r2);
+        const NeighbourMotion<D> mj = fluid.particles.motion(j);
+        if (mj.fluid) {
+            fluid.visit(j, rbj, r2, mj);
             return;
         }
         if (!(r2 < contact.distance * contact.distance))

@@ -32,7 +32,11 @@ struct WallForceVisitor {
     Vec<D> acceleration{};
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
-        const NeighbourMotion<D> mj = particles.motion(j);
+        visit(j, rij, r2, particles.motion(j));
+    }
+    /// The pair terms of neighbour j whose motion the caller has loaded (BodyLoadVisitor).
+    SLUICE_HD SLUICE_INLINE void visit(std::uint32_t j, const Vec<D>& rij, float r2,
+                                       const NeighbourMotion<D>& mj) {
         if (!mj.fluid)
             return;
         const float fac = kernel.grad_factor(sqrtf(r2));

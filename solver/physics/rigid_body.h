@@ -506,4 +506,26 @@ SLUICE_HD SLUICE_INLINE void add_spring(const SpringData& k, const RigidBodyData
         apply(k.other, xb, -1.0);
 }
 
+/// Every body's loads at one stage: its particles' sums (body_particle_sums doubles per body, as
+/// the BodyLoads pass adds them: fluid force and moment, contact force and moment) and its
+/// springs' from the bodies' states. Both backends call it (the CUDA one in a single thread).
+SLUICE_HD SLUICE_INLINE void body_loads_from_sums(const double* sums, const RigidBodyData* bodies,
+                                                  const BodyState* states, std::uint32_t count,
+                                                  const SpringData* springs,
+                                                  std::uint32_t spring_count, BodyLoads* loads) {
+    for (std::uint32_t b = 0; b < count; ++b) {
+        BodyLoads& l = loads[b];
+        const double* in = sums + body_particle_sums * b;
+        for (int a = 0; a < 3; ++a) {
+            l.fluid_force[a] = in[a];
+            l.fluid_moment[a] = in[3 + a];
+            l.contact_force[a] = in[6 + a];
+            l.contact_moment[a] = in[9 + a];
+            l.spring_force[a] = l.spring_moment[a] = 0.0;
+        }
+    }
+    for (std::uint32_t k = 0; k < spring_count; ++k)
+        add_spring(springs[k], bodies, states, loads);
+}
+
 } // namespace sluice

@@ -14,15 +14,17 @@ template <int D>
 void sum_body_loads(const StepPlan<D>& plan, CpuState<D>& s) {
     StageClock clock(s.stage_seconds[motion]);
     const auto count = static_cast<std::uint32_t>(s.bodies.bodies.size());
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> members; // (particle, body)
+    auto& members = s.body_members;
+    members.clear();
     for (std::uint32_t i = 0; i < s.active; ++i) {
         if (s.type[i] == ParticleType::fluid || s.is_halo(i))
             continue;
-        const std::uint32_t b = body_of_id(s.body_contact.data(), count, s.id[i]);
+        const std::uint32_t b = body_of_id(s.bodies.contact.data(), count, s.id[i]);
         if (b < count)
             members.emplace_back(i, b);
     }
-    std::vector<std::array<Vec<D>, 2>> share(members.size()); // fluid, contact
+    auto& share = s.body_shares; // fluid, contact
+    share.resize(members.size());
     const ParticlesView<D> particles = s.particles_view();
     const MovingWallsView<D> walls = s.walls_view();
     dispatch_neighbour_query<D>(
@@ -39,7 +41,7 @@ void sum_body_loads(const StepPlan<D>& plan, CpuState<D>& s) {
                             {particles, kernel, plan.fluid, s.velocity[i], rho,
                              s.pressure[i] / (rho * rho)},
                             s.id.data(),
-                            s.body_contact.data(),
+                            s.bodies.contact.data(),
                             count,
                             b,
                             walls,
@@ -54,7 +56,8 @@ void sum_body_loads(const StepPlan<D>& plan, CpuState<D>& s) {
                 },
                 plan.kernel);
         });
-    std::vector<double> sums(body_particle_sums * static_cast<std::size_t>(count), 0.0);
+    std::vector<double>& sums = s.body_sums;
+    sums.assign(body_particle_sums * static_cast<std::size_t>(count), 0.0);
     for (std::size_t k = 0; k < members.size(); ++k) {
         const auto [i, b] = members[k];
         double* out = sums.data() + body_particle_sums * b;
@@ -64,19 +67,9 @@ void sum_body_loads(const StepPlan<D>& plan, CpuState<D>& s) {
     }
     if (s.comm)
         s.comm->sum(sums.data(), static_cast<int>(sums.size()));
-    for (std::uint32_t b = 0; b < count; ++b) {
-        BodyLoads& l = s.body_loads[b];
-        l = BodyLoads{};
-        const double* in = sums.data() + body_particle_sums * b;
-        for (int a = 0; a < 3; ++a) {
-            l.fluid_force[a] = in[a];
-            l.fluid_moment[a] = in[3 + a];
-            l.contact_force[a] = in[6 + a];
-            l.contact_moment[a] = in[9 + a];
-        }
-    }
-    for (const SpringData& spring : s.bodies.springs)
-        add_spring(spring, s.bodies.bodies.data(), s.body_state.data(), s.body_loads.data());
+    body_loads_from_sums(sums.data(), s.bodies.bodies.data(), s.body_state.data(), count,
+                         s.bodies.springs.data(),
+                         static_cast<std::uint32_t>(s.bodies.springs.size()), s.body_loads.data());
 }
 
 template <int D>

@@ -138,14 +138,6 @@ CpuSimulation<D>::CpuSimulation(const Case& c, const DerivedConstants& derived,
             s_.bodies = make_body_tables(c, reference, objects);
             s_.body_state = starting_body_states(s_.bodies, state);
             s_.body_loads.assign(s_.bodies.bodies.size(), BodyLoads{});
-            s_.floating_object.assign(s_.motion.objects(), 0);
-            for (std::size_t b = 0; b < s_.bodies.bodies.size(); ++b) {
-                const RigidBodyData& body = s_.bodies.bodies[b];
-                s_.floating_object[body.object] = 1;
-                s_.body_contact.push_back(
-                    {body.first_id, body.id_count, static_cast<float>(s_.bodies.particle_mass[b]),
-                     static_cast<float>(contact_damping_ratio(s_.bodies.restitution[b]))});
-            }
             publish_bodies(s_);
         }
         evaluate_motion(s_, s_.time);

@@ -16,9 +16,11 @@
 #include "physics/integrators.h"
 #include "physics/physics.h"
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace sluice::cpu {
@@ -148,10 +150,13 @@ struct CpuState {
     // Floating bodies (case/body_table.h; empty without): each body's state and its loads at
     // the last BodyLoads pass; its object's entry of object_state follows the body.
     BodyTables bodies;
-    std::vector<char> floating_object; ///< per object: it floats (empty without bodies)
-    std::vector<BodyContactData> body_contact;
     std::vector<BodyState> body_state;
     std::vector<BodyLoads> body_loads;
+    /// BodyLoads pass scratch (kept: no allocation per pass): the owned body particles as
+    /// (index, body), their fluid and contact forces, the sums per body.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> body_members;
+    std::vector<std::array<Vec<D>, 2>> body_shares;
+    std::vector<double> body_sums;
     MovingWallsView<D> walls_view() const {
         MovingWallsView<D> v;
         v.object = walls.object.data();

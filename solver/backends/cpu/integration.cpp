@@ -43,7 +43,7 @@ void integrate(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage) 
             s.skin = largest_move_since_build(s);
         break;
     case IntegrationStage::verlet: {
-        const bool euler = s.steps % static_cast<std::uint64_t>(plan.verlet_reset_steps) == 0;
+        const bool euler = plan.verlet_resets(s.steps);
 #pragma omp parallel for schedule(static) if (n >= parallel_threshold)
         for (std::int64_t i = 0; i < n; ++i)
             verlet_update(a, static_cast<std::uint32_t>(i), dt, euler, rho0);

@@ -15,7 +15,7 @@ void evaluate_motion(CpuState<D>& s, double t) {
     s.object_motion.resize(objects);
     double fastest = 0.0;
     for (std::uint32_t k = 0; k < objects; ++k) {
-        if (!s.floating_object.empty() && s.floating_object[k])
+        if (s.motion.floats[k])
             continue; // its body's state (publish_bodies)
         s.object_state[k] = object_state(s.motion, k, t);
         s.object_motion[k] = to_float(s.object_state[k]);
@@ -49,12 +49,10 @@ template <int D>
 void move_walls(const StepPlan<D>& plan, CpuState<D>& s, IntegrationStage stage) {
     StageClock clock(s.stage_seconds[motion]);
     if (plan.floating) {
-        const BodyStage body_stage =
-            stage == IntegrationStage::predict   ? BodyStage::predict
-            : stage == IntegrationStage::correct ? BodyStage::correct
-            : s.steps % static_cast<std::uint64_t>(plan.verlet_reset_steps) == 0
-                ? BodyStage::verlet_euler
-                : BodyStage::verlet;
+        const BodyStage body_stage = stage == IntegrationStage::predict   ? BodyStage::predict
+                                     : stage == IntegrationStage::correct ? BodyStage::correct
+                                     : plan.verlet_resets(s.steps)        ? BodyStage::verlet_euler
+                                                                          : BodyStage::verlet;
         for (std::size_t b = 0; b < s.bodies.bodies.size(); ++b)
             advance_body(s.bodies.bodies[b], s.body_state[b], s.body_loads[b], body_stage, s.time,
                          s.dt);

@@ -50,7 +50,7 @@ void CudaSimulation<D>::integrate(IntegrationStage stage) {
             reuse_view(keep_lists_ ? list_moved_.get() : &scalars->step_skin);
         break;
     case IntegrationStage::verlet: {
-        const bool euler = steps_ % static_cast<std::uint64_t>(plan_.verlet_reset_steps) == 0;
+        const bool euler = plan_.verlet_resets(steps_);
         const int in = previous_current_, out = 1 - previous_current_;
         verlet_kernel<D><<<blocks, block_size, 0, stream_>>>(
             build_order(), integration_output(), motion_[current_].get(), derivatives_.get(),

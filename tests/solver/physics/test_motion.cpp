@@ -6,6 +6,7 @@
 // 3D) agree with the double computation to float rounding.
 
 #include "physics/motion.h"
+#include "support/double_arrays.h"
 
 #include <gtest/gtest.h>
 
@@ -26,18 +27,11 @@ using Eigen::Vector3d;
 
 constexpr double pi = 3.14159265358979323846;
 
-Vector3d vec(const double* a) {
-    return {a[0], a[1], a[2]};
-}
-void put(const Vector3d& v, double* out) {
-    out[0] = v.x(), out[1] = v.y(), out[2] = v.z();
-}
+using test::put;
+using test::vec;
+
 Matrix3d rotation_of(const RigidPose& p) {
-    Matrix3d r;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            r(i, j) = p.rotation[3 * i + j];
-    return r;
+    return test::mat(p.rotation);
 }
 Vector3d apply(const RigidPose& p, const Vector3d& x0) {
     return rotation_of(p) * x0 + vec(p.translation);

@@ -8,6 +8,7 @@
 // scheme's O(dt²) error at the dt used, with its margin stated at the assertion.
 
 #include "physics/rigid_body.h"
+#include "support/double_arrays.h"
 
 #include <gtest/gtest.h>
 
@@ -26,33 +27,21 @@ using Eigen::Vector3d;
 
 constexpr double pi = 3.14159265358979323846;
 
-Vector3d vec(const double* a) {
-    return {a[0], a[1], a[2]};
-}
-void put(const Vector3d& v, double* out) {
-    out[0] = v.x(), out[1] = v.y(), out[2] = v.z();
-}
-void put(const Matrix3d& m, double* out) {
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            out[3 * i + j] = m(i, j);
-}
+using test::put;
+using test::vec;
+
 Matrix3d rotation_of(const BodyState& s) {
     double r[9];
     rigid::rotation_matrix(s.orientation, r);
-    Matrix3d m;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            m(i, j) = r[3 * i + j];
-    return m;
+    return test::mat(r);
 }
 
 RigidBodyData body(double mass, const Matrix3d& inertia, BodyRotation rotation,
                    std::uint8_t free_translation, double gravity = 0.0) {
     RigidBodyData b;
     b.mass = mass;
-    put(inertia, b.inertia);
-    put(Matrix3d(inertia.inverse()), b.inverse_inertia);
+    test::put_matrix(inertia, b.inertia);
+    test::put_matrix(Matrix3d(inertia.inverse()), b.inverse_inertia);
     b.rotation = rotation;
     b.free_translation = free_translation;
     b.gravity[2] = -gravity;
@@ -364,10 +353,7 @@ TEST(RigidBody, ParticlesFollowTheBody) {
     const double x0[3] = {0.5, 0.1, 0.9};
     double x[3], v[3];
     body_point(b, s, x0, x, v);
-    Matrix3d rot;
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            rot(i, j) = r.pose.rotation[3 * i + j];
+    const Matrix3d rot = test::mat(r.pose.rotation);
     const Vector3d posed = rot * vec(x0) + vec(r.pose.translation);
     EXPECT_LT((posed - vec(x)).norm(), 1e-14);
     const Vector3d field = vec(r.velocity) + vec(r.angular_velocity).cross(posed);
