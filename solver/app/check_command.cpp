@@ -6,6 +6,7 @@
 #include "app/preflight.h"
 
 #include "backends/backend_options.h"
+#include "case/body_table.h"
 #include "case/constants.h"
 #include "case/gauge_plan.h"
 #include "case/motion_table.h"
@@ -118,6 +119,51 @@ std::string wave_maker_text(const WaveMakerMotion& m) {
     return t.str();
 }
 
+/// The floating objects: each one's mass, centre of mass and inertia (given or from its shape,
+/// case/body_table.h), its constraints and springs, and where it would float in still water of
+/// the case's density, upright as generated (or that it sinks): a set-up mistake shows here.
+void print_bodies(std::ostream& out, const Case& c) {
+    const bool three = c.dimension == 3;
+    const char* per = three ? "" : "/m";
+    for (const Obstacle& o : c.obstacles) {
+        if (!o.object.floating)
+            continue;
+        const Floating& f = *o.object.floating;
+        const BodyMass m = body_mass(c, o);
+        out << "  floating        '" << o.object.name << "': mass " << m.mass << " kg" << per
+            << (m.mass_given ? "" : " (density x shape volume)") << ", mean density "
+            << m.mass / m.volume << " kg/m3\n";
+        out << "                  centre of mass (" << m.center.x() << ", ";
+        if (three)
+            out << m.center.y() << ", ";
+        out << m.center.z() << ") m" << (m.center_given ? "" : " (the shape's centroid)") << "\n";
+        out << "                  inertia ";
+        if (three)
+            out << "[" << m.inertia(0, 0) << " " << m.inertia(0, 1) << " " << m.inertia(0, 2)
+                << "; " << m.inertia(1, 1) << " " << m.inertia(1, 2) << "; " << m.inertia(2, 2)
+                << "]";
+        else
+            out << "Iyy " << m.inertia(1, 1);
+        out << " kg*m2" << per << " about the centre"
+            << (m.inertia_given ? "" : " (the shape's, uniform density)") << "\n";
+        out << "                  ";
+        if (const auto level = floating_level(c, o, m))
+            out << "floats in still water with its surface at z = " << *level << " m (draft "
+                << *level - o.box.min.z() << " m above its bottom at z = " << o.box.min.z()
+                << " m)";
+        else
+            out << "sinks: heavier than the water it displaces (" << c.constants.rho0 * m.volume
+                << " kg" << per << ")";
+        if (f.hinge)
+            out << "; hinged at (" << f.hinge->point.transpose() << ")";
+        if (!f.springs.empty())
+            out << "; " << f.springs.size() << " spring(s)";
+        if (f.start > 0.0)
+            out << "; held until t = " << f.start << " s";
+        out << "\n";
+    }
+}
+
 /// The boundary objects: each one's particles (when generated), name, motion; the damping
 /// zones. The motion tables are a run's (run_motion_tables), and every moving object's swept box
 /// is worked out as the reader's default domain does.
@@ -144,6 +190,7 @@ void print_objects(std::ostream& out, const Case& c, const ParticleSet* particle
         }
         out << "\n";
     }
+    print_bodies(out, c);
     if (has_motion(c)) {
         const MotionTables tables = run_motion_tables(c);
         for (std::size_t k = 0; k < objects.size(); ++k)

@@ -3,7 +3,10 @@
 
 #include "case/floating_reader.h"
 
+#include "case/body_table.h"
+#include "case/constants.h"
 #include "case/geometry_checks.h"
+#include "case/resolution_checks.h"
 
 #include <Eigen/Eigenvalues>
 
@@ -22,7 +25,8 @@ using Eigen::Vector3d;
 /// The numbers of a blank-separated list attribute, each a finite number.
 std::vector<double> numbers(const Element& e, const char* attr) {
     std::vector<double> out;
-    for (std::string_view word : split(*e.text(attr))) {
+    const std::string text = *e.text(attr); // split's words point into it
+    for (std::string_view word : split(text)) {
         std::string why;
         const auto v = to_number(word, why);
         if (!v)
@@ -69,7 +73,8 @@ unsigned read_fixed(const Reader& r, const Element& e) {
     const Choices<unsigned> bits = {{"x", fixed_x},   {"y", fixed_y},   {"z", fixed_z},
                                     {"rx", fixed_rx}, {"ry", fixed_ry}, {"rz", fixed_rz}};
     unsigned fixed = 0;
-    for (std::string_view word : split(*e.text("fixed"))) {
+    const std::string text = *e.text("fixed"); // split's words point into it
+    for (std::string_view word : split(text)) {
         if (std::find(valid.begin(), valid.end(), word) == valid.end())
             e.fail_attribute("fixed", "unknown degree of freedom '" + std::string(word) + "'" +
                                           suggest(word, valid));
@@ -126,6 +131,68 @@ FloatingSpring read_spring(const Element& e) {
     return s;
 }
 
+/// The longest step the fluid takes (s): the acoustic part of the CFL limit, cfl h / c0.
+double step_bound(const Case& c) {
+    return c.constants.cfl * smoothing_length(c) / estimated_speed_of_sound(c);
+}
+
+/// What makes no body a step can integrate: a mass far from the fluid's for its volume (overflow
+/// of density × volume included), an inertia far from M L² (L the shape's bounding diagonal),
+/// and a start faster than sound (the fluid follows walls well below c0, as a <motion>'s).
+void check_magnitudes(const Reader& r, const Case& c, const Obstacle& o, const Floating& f,
+                      const std::string& tag) {
+    const BodyMass m = body_mass(c, o);
+    const double relative = m.mass / (c.constants.rho0 * m.volume);
+    if (!std::isfinite(m.mass) || !(relative >= 1e-4 && relative <= 1e4))
+        r.fail(f.line, "the " + tag + " weighs " + format_number(m.mass) +
+                           (c.dimension == 2 ? " kg/m" : " kg") + ", " + format_number(relative) +
+                           " times the fluid it displaces; a floating body's mean density lies "
+                           "within 1e-4 and 1e4 times rho0 (check the units)");
+    const double size = (o.box.max - o.box.min).norm();
+    const double scale = m.mass * size * size;
+    if (f.inertia) {
+        const double largest = f.inertia->cwiseAbs().maxCoeff();
+        if (!(largest >= 1e-8 * scale && largest <= 1e4 * scale))
+            r.fail(f.line, "the inertia of the " + tag + " (largest entry " +
+                               format_number(largest) +
+                               " kg·m²) is far from its mass times its size squared, " +
+                               format_number(scale) + " kg·m² (check the units)");
+    }
+    const double speed = f.velocity.norm() + f.angular_velocity.norm() * size;
+    const double c0 = estimated_speed_of_sound(c);
+    if (!(speed < 0.1 * c0))
+        r.fail(f.line,
+               "the " + tag + " starts at up to " + format_number(speed) +
+                   " m/s, not below a tenth of the speed of sound c0 = " + format_number(c0) +
+                   " m/s: a weakly compressible fluid follows bodies well below c0");
+}
+
+/// A spring the step cannot follow: its period 2π √(M/k) (M the lighter end's mass; a fixed
+/// anchor's is infinite) must span at least 20 of the fluid's longest steps, and its damping
+/// time M/c at least 2 of them.
+void check_springs(const Reader& r, const Case& c, double own_mass, const Floating& f,
+                   const std::map<std::string, double>& masses) {
+    constexpr double two_pi = 2.0 * 3.14159265358979323846;
+    const double dt = step_bound(c);
+    for (const FloatingSpring& s : f.springs) {
+        const double mass = s.anchor ? own_mass : std::min(own_mass, masses.at(s.body));
+        if (s.stiffness > 0.0 && !(two_pi * std::sqrt(mass / s.stiffness) >= 20.0 * dt))
+            r.fail(s.line, "the spring's stiffness " + format_number(s.stiffness) +
+                               " gives a period of " +
+                               format_number(two_pi * std::sqrt(mass / s.stiffness)) +
+                               " s, shorter than 20 of the fluid's steps (" + format_number(dt) +
+                               " s each): too stiff for the step");
+        if (s.damping > 0.0 && !(mass / s.damping >= 2.0 * dt))
+            r.fail(s.line, "the spring's damping " + format_number(s.damping) +
+                               " stops the body within " + format_number(mass / s.damping) +
+                               " s, shorter than 2 of the fluid's steps (" + format_number(dt) +
+                               " s each): too strong for the step");
+        if (s.rest_length && !(*s.rest_length <= 1e3 * (c.domain.max - c.domain.min).norm()))
+            r.fail(s.line, "the spring's length " + format_number(*s.rest_length) +
+                               " m is far beyond the domain's size");
+    }
+}
+
 } // namespace
 
 Floating read_floating(const Reader& r, const Element& e) {
@@ -174,6 +241,11 @@ void check_floating(const Reader& r, const Case& c) {
     for (const BoundaryObjectRef& o : boundary_objects(c))
         if (o.properties->floating)
             floating[o.properties->name] = &*o.properties->floating;
+    // Each body's mass (given, or its density times its shape's volume), for the springs.
+    std::map<std::string, double> masses;
+    for (const Obstacle& o : c.obstacles)
+        if (o.object.floating)
+            masses[o.object.name] = body_mass(c, o).mass;
     const auto inside = [&](const Vector3d& p, int line, const std::string& what) {
         for (int a : r.axes())
             if (p[a] < c.domain.min[a] || p[a] > c.domain.max[a])
@@ -227,7 +299,13 @@ void check_floating(const Reader& r, const Case& c) {
                                    "the case");
             inside(s.body_point, s.line, "the spring's point on '" + s.body + "'");
         }
+        check_springs(r, c, masses.at(o.properties->name), *f, masses);
     }
+    // Last: the body's own checks above name a malformed inertia or a missing name first.
+    for (const Obstacle& o : c.obstacles)
+        if (o.object.floating)
+            check_magnitudes(r, c, o, *o.object.floating,
+                             "<obstacle> at line " + std::to_string(o.where.line));
 }
 
 } // namespace sluice::case_xml

@@ -141,8 +141,23 @@ TEST(FloatingReader, RefusesWhatIsNoBody) {
     expect_error(floating_2d(R"(<floating mass="1" restitution="0"/>)"), 5, "out of range");
     expect_error(floating_2d(R"(<floating mass="1" center="9 9"/>)"), 5,
                  "centre of mass of the <obstacle> at line 4 lies outside the domain");
+    // Magnitudes no step can integrate (units mistaken): the mean density, the inertia against
+    // M L², a start faster than a tenth of c0.
+    expect_error(floating_2d(R"(<floating density="1e9"/>)"), 5, "times the fluid it displaces");
+    expect_error(floating_2d(R"(<floating mass="1e-6"/>)"), 5, "times the fluid it displaces");
+    expect_error(floating_2d(R"(<floating mass="1" inertia="1e6"/>)"), 5, "far from its mass");
+    expect_error(floating_2d(R"(<floating mass="1" velocity="1e3 0"/>)"), 5,
+                 "a tenth of the speed of sound");
+    expect_error(floating_2d(R"(<floating mass="1" angularVelocity="1e4"/>)"), 5,
+                 "a tenth of the speed of sound");
     expect_error(floating_3d(R"(<floating mass="1" fixed="rx"/>)"), 5,
                  "two free rotations about world axes");
+    // Each word of a list is read from the attribute's own text (a fuzz seed once read it
+    // from freed memory).
+    expect_error(floating_3d(R"(<floating mass="1" inertia="0.008 0.008 0.008 0 0 zero"/>)"), 5,
+                 "'zero' is");
+    expect_error(floating_3d(R"(<floating mass="1" fixed="rx ry rq"/>)"), 5,
+                 "unknown degree of freedom 'rq'");
     expect_error(floating_3d(R"(<floating mass="1" inertia="1 1 3"/>)"), 5, "no rigid body's");
     expect_error(floating_3d(R"(<floating mass="1"><hinge point="0.4 0.2 0.4" axis="0 0 0"/>)"
                              R"(</floating>)"),
@@ -164,6 +179,14 @@ TEST(FloatingReader, RefusesSpringsAndObjectsThatDoNotFit) {
     expect_error(
         floating_2d(R"(<floating mass="1"/>)", {R"(<spring point="0.6 0.4" anchor="0 0"/>)"}), 6,
         "needs the attribute 'stiffness'");
+    // A spring the step cannot follow (mass 1 kg/m: k = 1e9 N/m gives a 0.2 ms period).
+    expect_error(floating_2d(R"(<floating mass="1"/>)",
+                             {R"(<spring point="0.6 0.4" anchor="0 0" stiffness="1e9"/>)"}),
+                 6, "too stiff for the step");
+    expect_error(floating_2d(R"(<floating mass="1"/>)",
+                             {R"(<spring point="0.6 0.4" anchor="0 0" stiffness="1" )"
+                              R"(damping="1e8"/>)"}),
+                 6, "too strong for the step");
     expect_error(floating_2d(R"(<floating mass="1" fixed="x"/>)", {R"(<hinge point="0.6 0.4"/>)"}),
                  6, "leave out <floating fixed>");
     // A body needs a name (its columns), and cannot also follow a motion.
