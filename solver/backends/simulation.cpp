@@ -26,35 +26,23 @@ std::future<GaugeResponse> Simulation::step_and_sample(const GaugeRequest& reque
     return {};
 }
 
-namespace {
-
-/// Floating objects (physics/rigid_body.h) are integrated by the CPU backend only so far.
-const Case& checked_for_cuda(const Case& c) {
-    if (has_floating(c))
-        throw BackendUnavailable("the CUDA backend does not run floating objects yet; run this "
-                                 "case with --backend cpu");
-    return c;
-}
-
-} // namespace
-
 std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b) {
     if (b.backend == Backend::cuda)
-        return make_cuda_simulation(checked_for_cuda(c), b.cuda);
+        return make_cuda_simulation(c, b.cuda);
     return make_cpu_simulation(c);
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, const ParticleSet& particles,
                                             const BackendOptions& b) {
     if (b.backend == Backend::cuda)
-        return make_cuda_simulation(checked_for_cuda(c), particles, b.cuda);
+        return make_cuda_simulation(c, particles, b.cuda);
     return make_cpu_simulation(c, particles);
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b,
                                             const Communicator& comm) {
     if (b.backend == Backend::cuda)
-        return make_cuda_simulation(checked_for_cuda(c), comm, b.cuda);
+        return make_cuda_simulation(c, comm, b.cuda);
     return make_cpu_simulation(c, comm);
 }
 
@@ -63,15 +51,14 @@ std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions&
                                             const SlabDecomposition& slabs,
                                             std::uint64_t total_particles) {
     if (b.backend == Backend::cuda)
-        return make_cuda_simulation(checked_for_cuda(c), comm, piece, slabs, total_particles,
-                                    b.cuda);
+        return make_cuda_simulation(c, comm, piece, slabs, total_particles, b.cuda);
     return make_cpu_simulation(c, comm, piece, slabs, total_particles);
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, const BackendOptions& b,
                                             const SimulationState& state) {
     if (b.backend == Backend::cuda)
-        return make_cuda_simulation(checked_for_cuda(c), state, b.cuda);
+        return make_cuda_simulation(c, state, b.cuda);
     return make_cpu_simulation(c, state);
 }
 

@@ -93,6 +93,12 @@ void NcclComm::sum(std::uint32_t* d_values, int count, cudaStream_t stream) {
           "ncclAllReduce (sum)");
 }
 
+void NcclComm::sum(double* d_values, int count, cudaStream_t stream) {
+    check(nccl().all_reduce(d_values, d_values, static_cast<std::size_t>(count), ncclFloat64,
+                            ncclSum, comm_, stream),
+          "ncclAllReduce (sum)");
+}
+
 void NcclComm::exchange(const void* to_lower, std::size_t to_lower_bytes, const void* to_upper,
                         std::size_t to_upper_bytes, void* from_lower, std::size_t from_lower_bytes,
                         void* from_upper, std::size_t from_upper_bytes, cudaStream_t stream) {

@@ -28,6 +28,7 @@ public:
     /// In place over every rank, on `stream`.
     void max(std::uint32_t* d_values, int count, cudaStream_t stream);
     void sum(std::uint32_t* d_values, int count, cudaStream_t stream);
+    void sum(double* d_values, int count, cudaStream_t stream);
 
     /// Sends `to_lower_bytes` at to_lower to rank − 1 and to_upper's to rank + 1, receives theirs
     /// into from_lower / from_upper (sizes agreed beforehand; zero past the ends), on `stream`.

@@ -132,6 +132,30 @@ TEST(Decomposition, MovingWallsMatchOneProcess) {
                                     to_string(boundary));
 }
 
+/// Floating bodies (the BodyLoads pass): a block of density 700 in the dam-break water,
+/// straddling the first slab face, that the water moves: its loads are summed over the
+/// processes, every one integrates the same body, and its particles on both sides of the face
+/// follow it, with DBC and mDBC.
+Case floating_block_case(const Communicator& comm, BoundaryKind boundary) {
+    Case c = moving_block_case(comm, boundary);
+    c.damping.clear();
+    Obstacle& block = c.obstacles.back();
+    block.object.motion.reset();
+    Floating f;
+    f.density = 700.0;
+    block.object.floating = f;
+    return c;
+}
+
+TEST(Decomposition, FloatingBodyMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_PROCESSES(comm);
+    for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc})
+        expect_split_run_agrees(*comm, floating_block_case(*comm, boundary), 200, 2.0,
+                                std::string("dam break 2D, a floating block, ") +
+                                    to_string(boundary));
+}
+
 /// Shifting: a particle's shift sums over its neighbours like the pair terms (the halo covers
 /// them) and moves it further in a step (the halo check counts |u_s|). The 2D dam break with
 /// mDBC walls and shifting, the faces moving every 20 steps.
@@ -293,6 +317,16 @@ TEST(DecompositionCuda, MovingWallsMatchOneProcess) {
     for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc})
         expect_split_run_agrees(*comm, moving_block_case(*comm, boundary), 200, 2.0,
                                 std::string("dam break 2D, a moving block, ") + to_string(boundary),
+                                1.0, Backend::cuda);
+}
+
+TEST(DecompositionCuda, FloatingBodyMatchesOneProcess) {
+    const auto comm = world();
+    SKIP_WITHOUT_A_GPU_EACH(comm);
+    for (BoundaryKind boundary : {BoundaryKind::dbc, BoundaryKind::mdbc})
+        expect_split_run_agrees(*comm, floating_block_case(*comm, boundary), 200, 2.0,
+                                std::string("dam break 2D, a floating block, ") +
+                                    to_string(boundary),
                                 1.0, Backend::cuda);
 }
 

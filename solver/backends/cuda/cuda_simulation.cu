@@ -52,7 +52,7 @@ CudaSimulation<D>::CudaSimulation(const Case& c, const DerivedConstants& derived
       total_particles_(comm ? total_particles : n_),
       capacity_(static_cast<std::uint32_t>(comm ? total_particles : n_)) {
     if (plan_.moving_walls)
-        prepare_motion(c);
+        prepare_motion(c, state);
     const HostState host = pack_state(state, restored);
     if (trace_)
         std::fprintf(stderr, "[sluice cuda] %u particles, %u bins: allocating\n", n_,
@@ -415,11 +415,7 @@ struct CudaSimulation<D>::PassRunner {
         s.reuse_view(&s.scalars_.get()->predictor_skin);
     }
     void operator()(pass::Interaction p) const { s.interact(p.role); }
-    void operator()(pass::BodyLoads) const {
-        // make_simulation refuses floating objects on this backend (backends/simulation.cpp), so
-        // no plan of it holds this pass.
-        throw std::logic_error("the CUDA backend has no BodyLoads pass");
-    }
+    void operator()(pass::BodyLoads) const { s.sum_body_loads(); }
     void operator()(pass::TimeStep) const { s.time_step(); }
     void operator()(pass::Integration p) const { s.integrate(p.stage); }
     void operator()(pass::Motion p) const { s.move_walls(p.stage); }

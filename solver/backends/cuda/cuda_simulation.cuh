@@ -6,6 +6,7 @@
 /// exchange.cu, checks.cu; outputs.cu for snapshots, states and gauges; cuda_simulation.cu for
 /// the set-up and the executor), each file instantiating its members for 2D and 3D.
 
+#include "backends/cuda/bodies_kernels.cuh"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/gauge_results.cuh"
 #include "backends/cuda/packed_particles.h"
@@ -16,6 +17,7 @@
 #include "backends/failure.h"
 #include "backends/stage_times.h"
 #include "backends/step_plan.h"
+#include "case/body_table.h"
 #include "case/motion_table.h"
 #include "case/state_conversion.h"
 #include "neighbours/cuda_builder.h"
@@ -118,6 +120,8 @@ public:
     template <class QueryT, class ViewT, class KernelT>
     void launch_body_forces(const ViewT& view, const KernelT& kernel, std::uint32_t count,
                             cudaStream_t stream);
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_body_loads(const ViewT& view, const KernelT& kernel);
     template <class QueryT, class ViewT>
     void launch_front(const ViewT& view, const GaugeRequest::Front& f, float distance,
                       std::uint32_t* d_keys, cudaStream_t stream);
@@ -176,10 +180,16 @@ private:
     /// BoundaryCondition (mDBC): wall particles from their ghost nodes (boundary_condition.cu).
     void apply_boundary_condition();
     /// Moving boundaries (motion.cu): the tables and the objects' states at time_ on the host
-    /// (before pack_state, which places the walls with them), then their device copies.
-    void prepare_motion(const Case& c);
+    /// (before pack_state, which places the walls with them; floating bodies' from `state`),
+    /// then their device copies.
+    void prepare_motion(const Case& c, const SimulationState& state);
     void upload_motion();
     MotionTablesView motion_view() const;
+    /// Floating bodies as the Motion pass's kernel takes them (count 0 without).
+    FloatingBodiesView floating_view();
+    /// BodyLoads (bodies.cu): the bodies' particles' loads summed into d_body_sums_, over every
+    /// GPU (NCCL).
+    void sum_body_loads();
     /// The moving walls as particle passes take them (empty without moving walls).
     MovingWallsView<D> walls_view() const;
     /// Motion: the objects' states at the stage's time and the walls placed (motion.cu).
@@ -337,6 +347,23 @@ private:
     DeviceArray<float> wall_speed_;
     std::uint32_t wall_ids_ = 0;
     DeviceArray<DampingZoneData<D>> damping_zones_;
+    // Floating bodies (plan_.floating; bodies.cu, motion.cu): the tables, each body's state at
+    // the set-up (host) and now (device), the loads its last update used, the springs, the
+    // particles' contact data, the BodyLoads pass's sums, per object whether it floats.
+    BodyTables body_tables_;
+    std::vector<BodyState> h_body_states_;
+    DeviceArray<RigidBodyData> d_bodies_;
+    DeviceArray<BodyState> d_body_states_;
+    DeviceArray<BodyLoads> d_body_loads_;
+    DeviceArray<SpringData> d_springs_;
+    DeviceArray<BodyContactData> d_body_contact_;
+    DeviceArray<double> d_body_sums_;
+    DeviceArray<std::uint8_t> d_object_floats_;
+    /// The BodyLoads pass's list of the bodies' particles (capacity: their ids), its length,
+    /// and the multiprocessors its warps are spread over.
+    DeviceArray<std::uint32_t> d_body_members_, d_body_member_count_;
+    std::uint32_t body_member_capacity_ = 0;
+    int multiprocessors_ = 1;
     // index layout: CUB's partition of the compaction (its index, flag and order arrays borrow
     // the derivatives, dead between the integration and the next interaction pass)
     DeviceArray<unsigned char> partition_temp_;

@@ -2,13 +2,15 @@
 /// \file gauge_results.cuh
 /// The result slots behind CudaSimulation::begin_gauges(): per slot pinned host memory for a
 /// sample's sums and wall sums (mapped: the gauge kernel writes them there itself, no copy to
-/// queue) and front keys (copied), and the events that bound its device work. A slot is held from
-/// begin_gauges() until the future's get() has read it, so the stepping thread only queues work
-/// and the thread that calls get() (gauges.csv's writer) waits for the copy and converts it.
-/// Shared between the simulation and the pending futures, so either may go first.
+/// queue), front keys, body forces and floating bodies' states and loads (copied), and the events
+/// that bound its device work. A slot is held from begin_gauges() until the future's get() has read
+/// it, so the stepping thread only queues work and the thread that calls get() (gauges.csv's
+/// writer) waits for the copy and converts it. Shared between the simulation and the pending
+/// futures, so either may go first.
 
 #include "backends/cuda/slot_lease.cuh"
 #include "backends/simulation.h"
+#include "case/body_table.h"
 #include "case/state_conversion.h"
 #include "neighbours/cuda_check.h"
 #include "neighbours/device_memory.cuh"
@@ -45,9 +47,12 @@ public:
         PinnedArray<GaugeSums<D>> sums;
         PinnedArray<WallSensorSums<D>> wall; ///< mapped, as sums
         PinnedArray<std::uint32_t> keys;
-        PinnedArray<double> forces; ///< per body 6 (copied)
-        std::size_t sums_capacity = 0, wall_capacity = 0, keys_capacity = 0, forces_capacity = 0;
-        std::uint32_t bodies = 0;
+        PinnedArray<double> forces;             ///< per body 6 (copied)
+        PinnedArray<BodyState> floating_states; ///< per floating body (copied)
+        PinnedArray<BodyLoads> floating_loads;
+        std::size_t sums_capacity = 0, wall_capacity = 0, keys_capacity = 0, forces_capacity = 0,
+                    floating_capacity = 0;
+        std::uint32_t bodies = 0, floating = 0;
         cudaEvent_t begun = nullptr, done = nullptr;
         std::uint32_t points = 0, wall_points = 0;
         std::vector<GaugeRequest::Front> fronts;
@@ -77,7 +82,7 @@ public:
     /// sums and `fronts` fronts (growing its pinned arrays: the slot is free, nothing copies
     /// into it).
     Slot& acquire(std::uint32_t points, std::uint32_t wall_points, std::size_t fronts,
-                  std::uint32_t bodies = 0) {
+                  std::uint32_t bodies = 0, std::uint32_t floating = 0) {
         std::unique_lock<std::mutex> lock(mutex_);
         Slot* free = nullptr;
         freed_.wait(lock, [&] {
@@ -105,6 +110,12 @@ public:
             free->forces_capacity = 6u * bodies;
         }
         free->bodies = bodies;
+        if (floating > free->floating_capacity) {
+            free->floating_states.allocate(floating);
+            free->floating_loads.allocate(floating);
+            free->floating_capacity = floating;
+        }
+        free->floating = floating;
         if (front_keys * fronts > free->keys_capacity) {
             free->keys.allocate(front_keys * fronts);
             free->keys_capacity = front_keys * fronts;
@@ -178,6 +189,10 @@ public:
                 std::copy(s.forces.get() + 6 * b, s.forces.get() + 6 * b + 6, f.begin());
                 out.forces.push_back(f);
             }
+            if (s.floating > 0)
+                out.floating = floating_samples(
+                    {s.floating_states.get(), s.floating_states.get() + s.floating},
+                    {s.floating_loads.get(), s.floating_loads.get() + s.floating});
             std::lock_guard<std::mutex> lock(mutex_);
             device_seconds_ += 1e-3 * s.ms;
         } catch (...) {

@@ -158,6 +158,7 @@ void CudaSimulation<D>::interact(InteractionRole role) {
         } else { // the step's: written by the predictor's pass, read by the corrector's
             lists.write = role == InteractionRole::predictor;
             lists.wall_speed = plan_.wall_speed_bound;
+            lists.wall_speed_now = plan_.floating ? wall_speed_.get() : nullptr;
             lists.dt_bound = list_dt_bound_;
             lists.speed_max = list_speed_max_;
             lists.dt = &scalars_.get()->dt_float;

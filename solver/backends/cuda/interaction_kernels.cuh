@@ -179,10 +179,13 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
         return no_list;
     } else {
         const float half_dt_bound = 0.5f * lists.dt_bound;
-        const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : lists.wall_speed;
+        const float wall_speed = lists.wall_speed_now != nullptr
+                                     ? fmaxf(lists.wall_speed, *lists.wall_speed_now)
+                                     : lists.wall_speed;
+        const float speed_i = pair.fluid_i ? sqrtf(norm2(pair.vel_i)) : wall_speed;
         const float base_reach = view.radius + half_dt_bound * speed_i + list_slack(view.radius, x);
         ViewT wide = view;
-        wide.radius = base_reach + half_dt_bound * fmaxf(lists.speed_max, lists.wall_speed);
+        wide.radius = base_reach + half_dt_bound * fmaxf(lists.speed_max, wall_speed);
         wide.radius2 = wide.radius * wide.radius;
         ListWriter<D, PairT> writer{pair,
                                     ListAppender{list_groups(lists, i), lists.capacity},
@@ -191,7 +194,7 @@ walk_writing_list(const ViewT& view, const NeighbourLists& lists, std::uint32_t 
                                     base_reach,
                                     half_dt_bound,
                                     lists.walls_list_fluid,
-                                    lists.wall_speed};
+                                    wall_speed};
         walk(wide, writer);
         writer.list.finish();
         return writer.list.count;

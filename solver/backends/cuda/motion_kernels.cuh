@@ -5,6 +5,7 @@
 /// objects have them, and the damping zones' relaxation of the fluid's velocity
 /// (physics/damping.h).
 
+#include "backends/cuda/bodies_kernels.cuh"
 #include "backends/cuda/step_kernels.cuh"
 #include "physics/damping.h"
 #include "physics/motion.h"
@@ -12,23 +13,31 @@
 namespace sluice::gpu {
 
 /// Every object's state at t = time + fraction · dt, dt the step's (scalars; null: t = time),
-/// as particles take it (`states`); the moving walls' largest speed now into *wall_speed, and
-/// (speed_max_bits not null) the larger of it and the one before into the step's largest speed,
-/// which the halo check bounds every move of the step with. One block; a thread per object.
-static __global__ void object_states_kernel(MotionTablesView tables, double time, double fraction,
+/// as particles take it (`states`): a prescribed one from its tables, a floating body's from its
+/// update over `stage` (advance_floating_bodies, thread 0); the moving walls' largest speed now
+/// into *wall_speed, and (speed_max_bits not null) the larger of it and the one before into the
+/// step's largest speed, which the halo check bounds every move of the step with. One block; a
+/// thread per object.
+static __global__ void object_states_kernel(MotionTablesView tables, FloatingBodiesView floating,
+                                            BodyStage stage, double time, double fraction,
                                             const StepScalars* scalars, RigidMotionF* states,
                                             float* wall_speed, std::uint32_t* speed_max_bits) {
     const double t = time + (scalars != nullptr ? fraction * scalars->dt : 0.0);
     float fastest = 0.0f;
     for (std::uint32_t k = threadIdx.x; k < tables.objects; k += blockDim.x) {
+        if (floating.floats != nullptr && floating.floats[k] != 0)
+            continue; // its body's (below)
         const RigidState s = rigid_state(tables, k, t);
         states[k] = to_float(s);
         fastest = fmaxf(fastest, static_cast<float>(s.speed_bound));
     }
     using WarpReduce = cub::WarpReduce<float>;
     __shared__ typename WarpReduce::TempStorage storage;
-    const float block = WarpReduce(storage).Reduce(fastest, MaxOp{}); // blockDim.x == 32
+    float block = WarpReduce(storage).Reduce(fastest, MaxOp{}); // blockDim.x == 32
     if (threadIdx.x == 0) {
+        if (floating.count > 0 && scalars != nullptr)
+            block =
+                fmaxf(block, advance_floating_bodies(floating, stage, time, scalars->dt, states));
         if (speed_max_bits != nullptr)
             atomicMax(speed_max_bits, __float_as_uint(fmaxf(block, *wall_speed)));
         *wall_speed = block;

@@ -41,6 +41,10 @@ struct NeighbourLists {
     /// Moving walls: no wall particle moves faster over the run (m/s; 0 with walls at rest),
     /// the predictor's move of a wall being at most dt/2 times it.
     float wall_speed = 0.0f;
+    /// Floating bodies (no bound ahead of the run): the walls' largest speed at state n
+    /// (device; the Motion pass's), the predictor's move of a body's wall being at most dt/2
+    /// times it (physics/rigid_body.h); the larger of the two speeds counts. Null: none.
+    const float* wall_speed_now = nullptr;
     const float* dt = nullptr; ///< read: the step's dt (s; device)
     /// Kept lists (CudaOptions::list_skin; dt_bound, speed_max and wall_speed then 0): the
     /// build (list_build_kernels.cuh) lists every candidate within R + skin (m) and a rounding

@@ -308,7 +308,9 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
         SLUICE_CUDA_CHECK(cudaStreamSynchronize(sample)); // b is pageable and goes now
         uploaded_bodies_ = request.bodies;
     }
-    auto& slot = gauge_results_->acquire(count, walls, fronts, bodies);
+    const std::uint32_t floating =
+        request.floating ? static_cast<std::uint32_t>(body_tables_.bodies.size()) : 0u;
+    auto& slot = gauge_results_->acquire(count, walls, fronts, bodies, floating);
     auto lease = std::make_shared<SlotLease<GaugeResultPool<D>>>(gauge_results_, slot);
     slot.points = count;
     slot.wall_points = walls;
@@ -339,6 +341,14 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequ
             with_kernel(LaunchBodyForces<D>{this, bodies, sample}, plan_.kernel));
         SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.forces.get(), body_sums_.get(),
                                           6 * bodies * sizeof(double), cudaMemcpyDeviceToHost,
+                                          sample));
+    }
+    if (floating > 0) { // the states and loads of the last Motion pass
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.floating_states.get(), d_body_states_.get(),
+                                          floating * sizeof(BodyState), cudaMemcpyDeviceToHost,
+                                          sample));
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(slot.floating_loads.get(), d_body_loads_.get(),
+                                          floating * sizeof(BodyLoads), cudaMemcpyDeviceToHost,
                                           sample));
     }
     SLUICE_CUDA_CHECK(cudaEventRecord(slot.done, sample));
@@ -410,6 +420,9 @@ SimulationState CudaSimulation<D>::save_state() const {
     s.fluid_height = fluid_height_;
     const std::vector<std::uint32_t> id = download(id_[current_].get(), n_, stream_);
     const std::vector<std::uint32_t> tags = download_tags(n_);
+    if (plan_.floating)
+        s.body_states =
+            saved_body_states(download(d_body_states_.get(), body_tables_.bodies.size(), stream_));
     const bool verlet = plan_.integrator == IntegratorKind::verlet;
     std::vector<Vec<D>> previous;
     std::vector<float> previous_density;
