@@ -2,6 +2,7 @@
 
 #include "case/body_table.h"
 
+#include "case/constants.h"
 #include "case/mass_properties.h"
 #include "physics/contact.h"
 
@@ -9,10 +10,12 @@
 #include <Eigen/LU>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace sluice {
 
@@ -59,6 +62,49 @@ void set_rotation(const Floating& f, int dimension, RigidBodyData& b) {
         Vector3d axis = Vector3d::Zero();
         axis[last] = 1.0;
         put(axis, b.axis);
+    }
+}
+
+/// Marks buried[i] for the particles ids [first, first + count) of one body (BodyTables::buried):
+/// its particles as lattice cells (relative to its first particle, spacing dp), then for each
+/// whether every cell of the ball of `reach` (m) around it holds one.
+void mark_buried(const std::vector<Vector3d>& reference, std::uint32_t first, std::uint32_t count,
+                 double dp, double reach, int dimension, std::vector<std::uint8_t>& buried) {
+    using Cell = std::array<std::int64_t, 3>;
+    const auto key = [](const Cell& k) {
+        return static_cast<std::uint64_t>(k[0] & 0x1fffff) |
+               static_cast<std::uint64_t>(k[1] & 0x1fffff) << 21 |
+               static_cast<std::uint64_t>(k[2] & 0x1fffff) << 42;
+    };
+    const Vector3d origin = reference.at(first);
+    std::vector<Cell> cells(count);
+    std::unordered_set<std::uint64_t> occupied;
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const Vector3d r = (reference.at(first + k) - origin) / dp;
+        const Vector3d rounded = r.array().round().matrix();
+        if ((r - rounded).cwiseAbs().maxCoeff() > 1e-3)
+            return; // off the lattice: none buried
+        for (int a = 0; a < 3; ++a)
+            cells[k][static_cast<std::size_t>(a)] = static_cast<std::int64_t>(rounded[a]);
+        occupied.insert(key(cells[k]));
+    }
+    const auto n = static_cast<std::int64_t>(std::floor(reach / dp));
+    std::vector<Cell> ball;
+    for (std::int64_t x = -n; x <= n; ++x)
+        for (std::int64_t y = (dimension == 3 ? -n : 0); y <= (dimension == 3 ? n : 0); ++y)
+            for (std::int64_t z = -n; z <= n; ++z)
+                if (static_cast<double>(x * x + y * y + z * z) * dp * dp <= reach * reach)
+                    ball.push_back({x, y, z});
+    for (std::uint32_t k = 0; k < count; ++k) {
+        bool full = true;
+        for (const Cell& o : ball) {
+            const Cell c{cells[k][0] + o[0], cells[k][1] + o[1], cells[k][2] + o[2]};
+            if (occupied.count(key(c)) == 0) {
+                full = false;
+                break;
+            }
+        }
+        buried[first + k] = full ? 1 : 0;
     }
 }
 
@@ -165,6 +211,15 @@ BodyTables make_body_tables(const Case& c, const std::vector<Vector3d>& referenc
             k.slack = s.slack;
             t.springs.push_back(k);
         }
+    std::uint32_t end = 0;
+    for (const RigidBodyData& b : t.bodies)
+        end = std::max(end, b.first_id + b.id_count);
+    t.buried.assign(end, 0);
+    // The support 2h (the fluid's pair terms; the contacts reach dp < 2h), and a spacing more
+    // for a particle pressed closer to the body than its lattice.
+    const double reach = 2.0 * smoothing_length(c) + c.dp;
+    for (const RigidBodyData& b : t.bodies)
+        mark_buried(reference, b.first_id, b.id_count, c.dp, reach, c.dimension, t.buried);
     return t;
 }
 
@@ -189,7 +244,8 @@ std::vector<BodyState> starting_body_states(const BodyTables& t, const Simulatio
                                     " floating bodies' states and the case has " +
                                     std::to_string(t.bodies.size()) + " floating objects");
     out.resize(t.bodies.size());
-    std::memcpy(out.data(), state.body_states.data(), state.body_states.size() * sizeof(double));
+    std::memcpy(static_cast<void*>(out.data()), state.body_states.data(),
+                state.body_states.size() * sizeof(double));
     return out;
 }
 

@@ -47,6 +47,13 @@ struct BodyTables {
     /// Per body, what its particles' contacts need (physics/body_loads.h): its ids, a particle's
     /// share of its mass M / (its particle count) and the damping ratio of its restitution.
     std::vector<BodyContactData> contact;
+    /// Per boundary id below the last body's: 1 for a body particle buried in its own body, one
+    /// whose ball of radius 2h + dp (the support, which holds the contacts' reach dp, and a
+    /// spacing more)
+    /// is full of its body's particles, so that no other particle can come within reach of it
+    /// and its share of the loads is zero; the BodyLoads pass visits only the others. A body whose
+    /// particles are not all on one lattice of spacing dp has none buried.
+    std::vector<std::uint8_t> buried;
     bool empty() const { return bodies.empty(); }
 };
 

@@ -338,7 +338,7 @@ SLUICE_HD SLUICE_INLINE BodyState initial_body_state(const RigidBodyData& b) {
 /// The symplectic predictor over dt/2 with the loads of state n (the class comment).
 SLUICE_HD SLUICE_INLINE void body_predict(const RigidBodyData& b, BodyState& s,
                                           const BodyLoads& loads, double dt) {
-    double a[3], torque[3];
+    double a[3] = {}, torque[3] = {};
     rigid::rates(b, s, loads, a, torque);
     for (int k = 0; k < 4; ++k)
         s.previous_orientation[k] = s.orientation[k];
@@ -361,7 +361,7 @@ SLUICE_HD SLUICE_INLINE void body_predict(const RigidBodyData& b, BodyState& s,
 /// predicted state n+½).
 SLUICE_HD SLUICE_INLINE void body_correct(const RigidBodyData& b, BodyState& s,
                                           const BodyLoads& loads, double dt) {
-    double a[3], torque[3];
+    double a[3] = {}, torque[3] = {};
     rigid::rates(b, s, loads, a, torque);
     double mean_l[3], omega[3];
     for (int k = 0; k < 3; ++k) {
@@ -381,7 +381,7 @@ SLUICE_HD SLUICE_INLINE void body_correct(const RigidBodyData& b, BodyState& s,
 /// One Verlet step (the class comment); `euler`: the reset step's forward Euler velocities.
 SLUICE_HD SLUICE_INLINE void body_verlet(const RigidBodyData& b, BodyState& s,
                                          const BodyLoads& loads, double dt, bool euler) {
-    double a[3], torque[3];
+    double a[3] = {}, torque[3] = {};
     rigid::rates(b, s, loads, a, torque);
     double l_mid[3], omega[3];
     for (int k = 0; k < 3; ++k)

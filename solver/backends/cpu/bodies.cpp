@@ -20,7 +20,7 @@ void sum_body_loads(const StepPlan<D>& plan, CpuState<D>& s) {
         if (s.type[i] == ParticleType::fluid || s.is_halo(i))
             continue;
         const std::uint32_t b = body_of_id(s.bodies.contact.data(), count, s.id[i]);
-        if (b < count)
+        if (b < count && s.bodies.buried[s.id[i]] == 0) // a buried particle's share is zero
             members.emplace_back(i, b);
     }
     auto& share = s.body_shares; // fluid, contact

@@ -37,7 +37,7 @@ void CudaSimulation<D>::launch_body_loads(const ViewT& view, const KernelT& kern
     std::uint32_t* listed = d_body_member_count_.get();
     SLUICE_CUDA_CHECK(cudaMemsetAsync(listed, 0, sizeof(std::uint32_t), stream_));
     body_members_kernel<<<blocks_for(n_, block_size), block_size, 0, stream_>>>(
-        view, n_, id_[current_].get(), d_tags(), d_body_contact_.get(), count,
+        view, n_, id_[current_].get(), d_tags(), d_body_contact_.get(), count, d_body_buried_.get(),
         d_body_members_.get(), listed);
     SLUICE_CUDA_CHECK_LAUNCH();
     // A warp per listed particle, grid-stride: at most the bodies' particles, a few blocks per

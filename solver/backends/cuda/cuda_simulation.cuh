@@ -357,6 +357,7 @@ private:
     DeviceArray<BodyLoads> d_body_loads_;
     DeviceArray<SpringData> d_springs_;
     DeviceArray<BodyContactData> d_body_contact_;
+    DeviceArray<std::uint8_t> d_body_buried_; ///< BodyTables::buried, by id
     DeviceArray<double> d_body_sums_;
     DeviceArray<std::uint8_t> d_object_floats_;
     /// The BodyLoads pass's list of the bodies' particles (capacity: their ids), its length,

@@ -73,9 +73,11 @@ void CudaSimulation<D>::upload_motion() {
         put(d_body_contact_, b.contact);
         put(d_body_sums_, sums);
         put(d_object_floats_, floats);
-        body_member_capacity_ = 0;
+        put(d_body_buried_, b.buried);
+        body_member_capacity_ = 0; // the bodies' particles that are not buried
         for (const RigidBodyData& body : b.bodies)
-            body_member_capacity_ += body.id_count;
+            for (std::uint32_t id = body.first_id; id < body.first_id + body.id_count; ++id)
+                body_member_capacity_ += b.buried[id] == 0 ? 1u : 0u;
         d_body_members_.allocate(std::max<std::uint32_t>(body_member_capacity_, 1), account_);
         d_body_member_count_.allocate(1, account_);
         int device = 0;

@@ -31,6 +31,8 @@ static __global__ void object_states_kernel(MotionTablesView tables, FloatingBod
         states[k] = to_float(s);
         fastest = fmaxf(fastest, static_cast<float>(s.speed_bound));
     }
+    if (floating.count > 0 && scalars != nullptr)
+        prefetch_floating_bodies(floating);
     using WarpReduce = cub::WarpReduce<float>;
     __shared__ typename WarpReduce::TempStorage storage;
     float block = WarpReduce(storage).Reduce(fastest, MaxOp{}); // blockDim.x == 32

@@ -1,15 +1,18 @@
 // The case reader's part for floating objects (case/floating_reader.cpp): <floating> with its
 // attributes, <hinge> and <spring> read into the model with their units and defaults, and every
 // refusal at its own line with a message naming the problem; the mass properties a body gets
-// from its shape (case/body_table.h) and the level at which it floats.
+// from its shape (case/body_table.h) and the level at which it floats; which of a body's
+// particles are buried in it (BodyTables::buried, skipped by the BodyLoads pass).
 
 #include "case/body_table.h"
 #include "case/case_reader.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sluice {
@@ -115,6 +118,49 @@ TEST(FloatingReader, DensityGivesTheShapesMassCentreAndInertia) {
     // Denser than water: it sinks.
     const Case heavy = parse_case(lines(floating_2d(R"(<floating density="1200"/>)")), "case.xml");
     EXPECT_FALSE(floating_level(heavy, heavy.obstacles[0], body_mass(heavy, heavy.obstacles[0])));
+}
+
+/// The body particles of `t` that are buried, by id.
+int buried_count(const BodyTables& t) {
+    int n = 0;
+    for (std::uint8_t b : t.buried)
+        n += b;
+    return n;
+}
+
+TEST(FloatingReader, BuriedParticlesAreThoseBeyondReachOfTheSurface) {
+    // A 0.8 × 0.8 m box at dp = 0.02 m: 40 × 40 particles. Reach 2h + dp = 0.0766 m (h =
+    // √2 dp): a particle is buried when the three beyond it on every side are the body's, the
+    // middle 34 × 34.
+    const std::vector<std::string> solid = {
+        R"(<sluice name="t" dimension="2">)",
+        R"(  <geometry dp="0.02">)",
+        R"(    <fluid min="0 0" max="0.3 0.3"/>)",
+        R"(    <obstacle name="box" min="0.4 0.4" max="1.2 1.2">)",
+        R"(      <floating density="500"/>)",
+        R"(    </obstacle>)",
+        R"(  </geometry>)",
+        R"(</sluice>)"};
+    const auto tables = [](const std::vector<std::string>& ls) {
+        const Case c = parse_case(lines(ls), "case.xml");
+        std::vector<ObjectIds> objects;
+        const std::vector<Eigen::Vector3d> reference = boundary_positions(c, &objects);
+        return std::make_pair(make_body_tables(c, reference, objects), reference);
+    };
+    const auto [t, reference] = tables(solid);
+    ASSERT_EQ(t.bodies.size(), 1u);
+    ASSERT_EQ(t.bodies[0].id_count, 1600u);
+    EXPECT_EQ(buried_count(t), 34 * 34);
+    for (std::uint32_t id = t.bodies[0].first_id; id < t.buried.size(); ++id) {
+        const Eigen::Vector3d& x = reference[id];
+        const double depth = std::min({x.x() - 0.4, 1.2 - x.x(), x.z() - 0.4, 1.2 - x.z()});
+        // The outer layer lies dp/2 in; three more spacings beyond it.
+        EXPECT_EQ(t.buried[id] != 0, depth > 0.01 + 3 * 0.02 - 1e-9) << x.transpose();
+    }
+    // A shell of three layers has none buried.
+    std::vector<std::string> shell = solid;
+    shell[3] = R"(    <obstacle name="box" min="0.4 0.4" max="1.2 1.2" layers="3">)";
+    EXPECT_EQ(buried_count(tables(shell).first), 0);
 }
 
 TEST(FloatingReader, ReadsA3dBodyWithAHinge) {
