@@ -7,7 +7,8 @@ experiment.
 
 RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` for a case with
 <gauges>), forces.csv (written for a case with named objects: the fluid's force and moment on
-each), or both; each is read with its own time column. Columns are grouped by kind into one
+each), bodies.csv (written for a case with floating bodies: their motion), or several; each is
+read with its own time column. Columns are grouped by kind into one
 PNG each, a panel per gauge or body (small multiples over a shared time axis):
   heights.png    columns in m (height and front gauges)
   pressures.png  wall pressure sensors (plain names such as P1, unit Pa) and probe pressures
@@ -16,6 +17,15 @@ PNG each, a panel per gauge or body (small multiples over a shared time axis):
   densities.png  probe densities (NAME.density)
   forces.png     forces on bodies (NAME.Fx/.Fy/.Fz: one panel per body; N in 3D, N/m in 2D)
   moments.png    moments on bodies (NAME.Mx/.My/.Mz: one panel per body; N*m, or N*m/m in 2D)
+bodies.csv's columns go to PNGs of their own, a panel per body:
+  bodies_position.png          the centre of mass's displacement from its first row (NAME.x/.y/.z,
+                               m: surge, sway, heave; so a motion of centimetres shows at a
+                               position of metres, and compares with an experiment's motions)
+  bodies_rotation.png          roll, pitch, yaw (NAME.roll/.pitch/.yaw, degrees; not the quaternion)
+  bodies_velocity.png          NAME.vx/.vy/.vz (m/s)
+  bodies_angular_velocity.png  NAME.wx/.wy/.wz (rad/s)
+  bodies_forces.png, bodies_moments.png   the fluid's force and moment on each body
+  bodies_springs_contacts.png  NAME.spring_F* and NAME.contact_F*
 and, in general, one PNG per unit for whatever else is there.
 
 --exp CSV (or --experiment CSV): an experiment with a `t` column (s) and columns named like the
@@ -59,7 +69,9 @@ import numpy as np  # noqa: E402
 MARGIN = 0.10  # of the robust span, above and below
 MIN_WINDOW = 5  # samples of the running median, at the least
 LABELLED_CLIPS = 3  # clipped excursions printed per PNG, the largest
-SERIES_FILES = ("gauges.csv", "forces.csv")  # in RUN_DIR, each with its own t column
+SERIES_FILES = ("gauges.csv", "forces.csv", "bodies.csv")  # in RUN_DIR, each with its own t
+BODY_FILE = "bodies.csv"
+QUATERNION_SUFFIXES = (".qw", ".qx", ".qy", ".qz")
 FORCE_UNITS = ("N", "N/m")  # forces.csv: 3D, and 2D (per unit width)
 MOMENT_UNITS = ("N*m", "N*m/m")
 FORCE_SUFFIXES = (".Fx", ".Fy", ".Fz")
@@ -113,6 +125,29 @@ def group_of(name, unit):
     return f"unit_{unit.replace('/', '_per_')}", unit
 
 
+def body_group_of(name, unit):
+    """(file stem, y label) of a bodies.csv column; None for the quaternion (the angles show
+    the same turn)."""
+    field = name.rsplit(".", 1)[-1]
+    if name.endswith(QUATERNION_SUFFIXES):
+        return None
+    if field.startswith(("spring_", "contact_")):
+        return "bodies_springs_contacts", f"spring and contact force ({unit})"
+    if name.endswith(FORCE_SUFFIXES):
+        return "bodies_forces", f"fluid's force ({unit})"
+    if name.endswith(MOMENT_SUFFIXES):
+        return "bodies_moments", f"fluid's moment ({unit})"
+    if field in ("x", "y", "z"):
+        return "bodies_position", "displacement of the centre of mass (m)"
+    if field in ("roll", "pitch", "yaw"):
+        return "bodies_rotation", "angle (deg)"
+    if field in ("vx", "vy", "vz"):
+        return "bodies_velocity", "velocity (m/s)"
+    if field in ("wx", "wy", "wz"):
+        return "bodies_angular_velocity", "angular velocity (rad/s)"
+    return f"bodies_unit_{unit.replace('/', '_per_')}", unit
+
+
 def panel_of(name):
     """The gauge or body a column belongs to: a probe's velocity components share one panel, and
     so do a body's force components and its moment components."""
@@ -121,6 +156,21 @@ def panel_of(name):
     if name.endswith(FORCE_SUFFIXES + MOMENT_SUFFIXES):
         return name.rsplit(".", 1)[0]
     return name
+
+
+def displace_bodies(sim):
+    """bodies.csv's centre coordinates (NAME.x/.y/.z) as displacements from their first finite
+    value, in place."""
+    for name, values in sim.items():
+        if name != "t" and name.rsplit(".", 1)[-1] in ("x", "y", "z"):
+            finite = values[np.isfinite(values)]
+            if finite.size:
+                sim[name] = values - finite[0]
+
+
+def body_of(name):
+    """The body a bodies.csv column belongs to (one panel per body)."""
+    return name.rsplit(".", 1)[0]
 
 
 def window_samples(t, seconds):
@@ -296,7 +346,8 @@ def main(argv=None):
     paths = [path for path in paths if os.path.exists(path)]
     if not paths:
         print(f"plot_gauges: {os.path.join(args.run_dir, 'gauges.csv')} not found, nor "
-              "forces.csv (run a case with <gauges>, or with named objects)", file=sys.stderr)
+              "forces.csv or bodies.csv (run a case with <gauges>, named objects or floating "
+              "bodies)", file=sys.stderr)
         return 2
     mapping = {}
     for item in args.map:
@@ -307,6 +358,9 @@ def main(argv=None):
         mapping[gauge] = column
     try:
         runs = [read_series(path) for path in paths]  # [(columns, units)], a time axis each
+        for path, (sim, _) in zip(paths, runs):
+            if os.path.basename(path) == BODY_FILE:
+                displace_bodies(sim)
         exp = read_series(args.exp)[0] if args.exp else {}
     except (OSError, ValueError) as e:
         print(f"plot_gauges: {e}", file=sys.stderr)
@@ -335,14 +389,22 @@ def main(argv=None):
 
     groups = {}  # (file stem, y label): (the columns' series, {panel: [column]})
     for path, (sim, units) in zip(paths, runs):
+        bodies = os.path.basename(path) == BODY_FILE
         for name in sim:
             if name == "t":
                 continue
-            key = group_of(name, units.get(name, ""))
+            if bodies:
+                key = body_group_of(name, units.get(name, ""))
+                if key is None:
+                    continue
+                panel = body_of(name)
+            else:
+                key = group_of(name, units.get(name, ""))
+                panel = panel_of(name)
             if key in groups and groups[key][0] is not sim:  # the same kind in another file
                 key = (os.path.splitext(os.path.basename(path))[0] + "_" + key[0], key[1])
             panels = groups.setdefault(key, (sim, {}))[1]
-            panels.setdefault(panel_of(name), []).append(name)
+            panels.setdefault(panel, []).append(name)
 
     run_name = os.path.basename(os.path.normpath(args.run_dir))
     for (group, label), (sim, panels) in sorted(groups.items()):

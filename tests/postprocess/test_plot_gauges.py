@@ -2,8 +2,9 @@
 """postprocess/plot_gauges.py on a gauges.csv in sluice's format and an experiment with a known
 offset: PNGs per group, the error table's numbers, wall sensors (plain names in Pa) against an
 experiment, --map and --t-range, the robust y-range that a spike does not set, a forces.csv
-beside gauges.csv and alone (forces.png and moments.png, a panel per body), --help, and clear
-failures. Exits 77 (ctest: skipped) without numpy or matplotlib."""
+beside gauges.csv and alone (forces.png and moments.png, a panel per body), a bodies.csv
+(floating bodies' motions: a PNG per kind, a panel per body, the quaternion left out), --help,
+and clear failures. Exits 77 (ctest: skipped) without numpy or matplotlib."""
 import os
 import subprocess
 import sys
@@ -241,6 +242,46 @@ class PlotGauges(unittest.TestCase):
         self.assertEqual(plot_gauges.group_of("box.Mz", "N*m"), ("moments", "moment (N*m)"))
         self.assertEqual(plot_gauges.panel_of("box.Fz"), "box")
         self.assertEqual(plot_gauges.panel_of("wave.flap.My"), "wave.flap")
+
+    def test_bodies_are_a_png_per_kind_and_a_panel_per_body(self):
+        """bodies.csv of a 3D run with bodies `box` and `buoy`, in sluice's format."""
+        folder = os.path.join(self.dir, "bodies_only")
+        os.makedirs(folder)
+        kinds = [(("x", "y", "z"), "m"), (("qw", "qx", "qy", "qz"), "1"),
+                 (("roll", "pitch", "yaw"), "deg"), (("vx", "vy", "vz"), "m/s"),
+                 (("wx", "wy", "wz"), "rad/s"), (("Fx", "Fy", "Fz"), "N"),
+                 (("Mx", "My", "Mz"), "N*m"),
+                 (("spring_Fx", "spring_Fy", "spring_Fz"), "N"),
+                 (("contact_Fx", "contact_Fy", "contact_Fz"), "N")]
+        columns = [(f"{body}.{field}", unit) for body in ("box", "buoy")
+                   for fields, unit in kinds for field in fields]
+        with open(os.path.join(folder, "bodies.csv"), "w") as f:
+            f.write("# sluice floating bodies\n# t: s\n")
+            f.write("".join(f"# {name}: {unit}\n" for name, unit in columns))
+            f.write("t," + ",".join(name for name, _ in columns) + "\n")
+            for tk in np.linspace(0.0, 1.0, 101):
+                f.write(f"{tk:.6g}," + ",".join(f"{np.sin(3 * tk + k):.6g}"
+                                                for k in range(len(columns))) + "\n")
+        out = os.path.join(folder, "plots")
+        r = run(folder)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(out)), [
+            "bodies_angular_velocity.png", "bodies_forces.png", "bodies_moments.png",
+            "bodies_position.png", "bodies_rotation.png", "bodies_springs_contacts.png",
+            "bodies_velocity.png"])
+        for png in os.listdir(out):
+            self.assert_png(os.path.join(out, png))
+        self.assertIsNone(plot_gauges.body_group_of("box.qw", "1"))
+        self.assertEqual(plot_gauges.body_group_of("box.pitch", "deg"),
+                         ("bodies_rotation", "angle (deg)"))
+        self.assertEqual(plot_gauges.body_group_of("box.contact_Fz", "N/m"),
+                         ("bodies_springs_contacts", "spring and contact force (N/m)"))
+        self.assertEqual(plot_gauges.body_of("wave.flap.wy"), "wave.flap")
+        sim = {"t": np.array([0.0, 1.0]), "box.z": np.array([0.4, 0.43]),
+               "box.Fz": np.array([5.0, 6.0])}
+        plot_gauges.displace_bodies(sim)
+        np.testing.assert_allclose(sim["box.z"], [0.0, 0.03])
+        np.testing.assert_allclose(sim["box.Fz"], [5.0, 6.0])
 
     def test_missing_run_is_a_clear_error(self):
         r = run(os.path.join(self.dir, "nowhere"))
