@@ -5,6 +5,9 @@
 
 #include "app/preflight.h"
 
+#include "backends/simulation.h"
+#include "io/output.h"
+
 #include "backends/backend_options.h"
 #include "case/body_table.h"
 #include "case/constants.h"
@@ -17,7 +20,9 @@
 #include "neighbours/grid.h"
 
 #include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -273,11 +278,36 @@ void check_case(std::ostream& out, const Case& c, Backend backend, const CheckLi
     print_setup(out, c, particles.size(), k.support);
 }
 
+namespace {
+
+/// check --write DIR: the snapshot a run of `c` starts from (the CPU backend's, at t = 0: what
+/// `sluice run` writes first, the mDBC wall normals included) as DIR/<name>_0000.vtp with its
+/// .pvd. (check_command refuses a folder that holds a run's output: the series writer would
+/// clear it.)
+void write_generated(const Case& c, const std::filesystem::path& dir) {
+    const std::unique_ptr<Simulation> sim = make_simulation(c, Backend::cpu);
+    const Snapshot snapshot = sim->snapshot();
+    SnapshotSeriesWriter writer(dir, c.name);
+    writer.set_format(c.output.format, false);
+    const std::filesystem::path file = writer.write(snapshot);
+    std::cout << "  written         " << file.string() << " (" << snapshot.size()
+              << " particles at t = 0) and " << (dir / (c.name + ".pvd")).string() << "\n";
+}
+
+} // namespace
+
 int check_command(const Options& o) {
+    if (o.write_generated && std::filesystem::exists(*o.write_generated + "/summary.json"))
+        throw UsageError("--write " + *o.write_generated +
+                             ": the folder holds a run's output (summary.json), which writing "
+                             "there would remove; give another folder",
+                         "check");
     const Case c = load_case(o);
     std::cout << o.case_path << ": valid\n"
               << "  case            " << c.name << " (" << c.dimension << "D)\n";
     check_case(std::cout, c, o.backend);
+    if (o.write_generated)
+        write_generated(c, *o.write_generated);
     return exit_ok;
 }
 

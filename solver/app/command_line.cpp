@@ -302,6 +302,12 @@ void add_check(CLI::App& app, Options& o, ParsedValues& v) {
                  "grid and a memory estimate");
     add_case(check, o);
     add_case_overrides(check, v);
+    check
+        ->add_option("--write", o.write_generated,
+                     "also write the generated particles (fluid, walls and objects, the mDBC "
+                     "wall normals) as DIR/<case>_0000.vtp and DIR/<case>.pvd, the snapshot a run "
+                     "starts from, for ParaView; DIR must not hold a run's output")
+        ->type_name("DIR");
 }
 
 /// bench: what is timed (--steps, --warmup, --modules) and where the CSV goes.

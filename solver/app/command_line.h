@@ -59,6 +59,8 @@ struct Options {
     bool discard_newer = false;
     std::optional<double> max_loss;        ///< run: %, overrides <run maxLoss>
     std::optional<std::string> from_state; ///< bench: a checkpoint or run folder
+    /// check --write DIR: the generated particles as a snapshot there, without running
+    std::optional<std::string> write_generated;
     std::optional<double> output_interval; ///< s, overrides <run outputInterval>
     // Snapshot format (run, bench): override <output>.
     std::optional<Compressor> compressor;

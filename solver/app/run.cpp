@@ -115,11 +115,11 @@ void Run::open_output() {
     s.case_name = c_.name;
     s.format = c_.output.format;
     s.boundary_only_first = c_.output.boundary_only_first;
-    if (s.boundary_only_first && has_motion(c_)) { // moving objects in every snapshot
+    if (s.boundary_only_first && has_motion(c_)) { // moving and floating objects in every one
         const std::vector<ObjectIds>& objects = object_ids();
         const std::vector<BoundaryObjectRef> refs = boundary_objects(c_);
         for (std::size_t k = 0; k < refs.size() && k < objects.size(); ++k)
-            if (refs[k].properties->motion)
+            if (refs[k].properties->motion || refs[k].properties->floating)
                 s.format.moving_boundary.push_back({objects[k].first, objects[k].count});
     }
     s.writers = c_.output.writers ? c_.output.writers : default_writer_count();

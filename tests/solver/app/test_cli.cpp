@@ -158,6 +158,51 @@ TEST_F(Cli, FirstSnapshotOfAnMdbcRunHasTheWallNormals) {
     }
 }
 
+/// The NumberOfPoints of a .vtp file (its XML header is text whatever the compression).
+long vtp_points(const fs::path& file) {
+    const std::string text = read_file(file);
+    const std::size_t at = text.find("NumberOfPoints=\"");
+    return at == std::string::npos ? -1 : std::stol(text.substr(at + 16));
+}
+
+TEST_F(Cli, FloatingBodiesAreInEverySnapshotWhenWallsAreInTheFirstOnly) {
+    std::string text = small_case;
+    text.replace(text.find("  </geometry>"), 0,
+                 "    <obstacle name=\"box\" min=\"0.6 0.3\" max=\"0.8 0.4\">"
+                 "<floating density=\"500\"/></obstacle>\n");
+    write("small.xml", text);
+    const Result r = sluice("run small.xml --out out --backend cpu --end-time 0.02 "
+                            "--output-interval 0.01 --boundary-output first",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_complete_series(dir_ / "out", "small");
+    // 10 x 10 fluid particles and the box's 4 x 2 after the first snapshot; the tank only there.
+    EXPECT_EQ(vtp_points(dir_ / "out" / "small_0001.vtp"), 100 + 8);
+    EXPECT_GT(vtp_points(dir_ / "out" / "small_0000.vtp"), 100 + 8);
+}
+
+TEST_F(Cli, CheckWritesTheGeneratedParticlesWithoutRunning) {
+    write("small.xml", small_case);
+    const Result r = sluice("check small.xml --boundary mdbc --write gen", dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_complete_series(dir_ / "gen", "small");
+    EXPECT_EQ(pvd_entries(dir_ / "gen" / "small.pvd"), 1u);
+    // Every particle `check` counts, the walls' mDBC normals with them; nothing else written.
+    const std::size_t at = r.output.find("  particles       ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    EXPECT_EQ(vtp_points(dir_ / "gen" / "small_0000.vtp"), std::stol(r.output.substr(at + 18)));
+    EXPECT_TRUE(contains(read_file(dir_ / "gen" / "small_0000.vtp"), "Name=\"normal\""));
+    EXPECT_TRUE(contains(r.output, "written         gen/small_0000.vtp")) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "gen" / "summary.json"));
+    // A run's folder is refused before anything is written.
+    fs::create_directories(dir_ / "run");
+    write("run/summary.json", "{}");
+    const Result refused = sluice("check small.xml --write run", dir_);
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_TRUE(contains(refused.output, "holds a run's output")) << refused.output;
+    EXPECT_FALSE(fs::exists(dir_ / "run" / "small.pvd"));
+}
+
 TEST_F(Cli, ShiftingFromTheCommandLine) {
     write("small.xml", small_case);
     const Result r = sluice("run small.xml --out shifted --backend cpu --end-time 0.01 "

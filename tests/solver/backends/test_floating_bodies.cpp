@@ -183,28 +183,40 @@ double archimedes_centre(const Case& c, double density) {
     return level - draft + 0.05;
 }
 
+/// A released body's mean centre height and vertical fluid force over t = 2-3.6 s (two periods
+/// of its heave, 0.8 s: the level it oscillates about), and its largest distance from `expected`.
+struct Settled {
+    double centre = 0.0, lift = 0.0, worst = 0.0;
+};
+
+Settled settle(Simulation& sim, double expected) {
+    Settled r;
+    int samples = 0;
+    run_until(sim, 3.6, [&](Simulation& s) {
+        if (s.time() < 2.0)
+            return;
+        const FloatingSample b = body_now(s);
+        r.centre += b.center[2];
+        r.lift += b.fluid_force[2];
+        r.worst = std::max(r.worst, std::abs(b.center[2] - expected));
+        ++samples;
+    });
+    r.centre /= samples;
+    r.lift /= samples;
+    return r;
+}
+
 TYPED_TEST(FloatingBodies, LightBoxSettlesAtTheDraftOfArchimedes) {
     for (const double dp : {0.02, 0.0125}) {
         SCOPED_TRACE("dp " + std::to_string(dp));
         Case c = box_in_water_case(dp, 500.0, 0.03); // released at draft 0.03, floats at 0.05
         auto sim = make_simulation(c, TypeParam::backend);
         const double expected = archimedes_centre(c, 500.0);
-        double sum = 0.0, worst = 0.0, lift = 0.0;
-        int samples = 0;
-        // Two periods of its heave (0.8 s) from t = 2 s: the mean is the level it oscillates about.
-        run_until(*sim, 3.6, [&](Simulation& s) {
-            if (s.time() < 2.0)
-                return;
-            const FloatingSample b = body_now(s);
-            sum += b.center[2];
-            lift += b.fluid_force[2];
-            worst = std::max(worst, std::abs(b.center[2] - expected));
-            ++samples;
-        });
-        const double mean = sum / samples;
+        const Settled settled = settle(*sim, expected);
+        const double mean = settled.centre, worst = settled.worst;
         // The water carries the body's weight (500 kg/m³ × 0.02 m² × g per m) within 1 %.
         const double weight = 500.0 * 0.02 * g;
-        EXPECT_NEAR(lift / samples, weight, 0.01 * weight);
+        EXPECT_NEAR(settled.lift, weight, 0.01 * weight);
         // Its mean within dp/4 of Archimedes, and the heave of the release, weakly damped in a
         // closed tank (its waves come back), within dp of it.
         EXPECT_NEAR(mean, expected, dp / 4.0);
@@ -276,22 +288,13 @@ TYPED_TEST(FloatingBodies, LightBoxSettlesAtTheDraftOfArchimedesIn3D) {
         const double draft = 0.05;
         const double expected = (water + 0.04 * draft) / 0.36 - draft + 0.05;
         auto sim = make_simulation(c, TypeParam::backend);
-        double sum = 0.0, lift = 0.0;
-        int samples = 0;
-        run_until(*sim, 3.6, [&](Simulation& s) {
-            if (s.time() < 2.0)
-                return;
-            const FloatingSample b = body_now(s);
-            sum += b.center[2];
-            lift += b.fluid_force[2];
-            ++samples;
-        });
+        const Settled settled = settle(*sim, expected);
         const double weight = 500.0 * 0.004 * g; // N
         std::printf("3D, dp %g: centre %.5f m (mean over 2-3.6 s), Archimedes %.5f m; lift %.3f N "
                     "for a weight of %.3f N\n",
-                    dp, sum / samples, expected, lift / samples, weight);
-        EXPECT_NEAR(sum / samples, expected, dp / 4.0);
-        EXPECT_NEAR(lift / samples, weight, 0.01 * weight);
+                    dp, settled.centre, expected, settled.lift, weight);
+        EXPECT_NEAR(settled.centre, expected, dp / 4.0);
+        EXPECT_NEAR(settled.lift, weight, 0.01 * weight);
     }
 }
 
