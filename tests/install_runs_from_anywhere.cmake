@@ -13,13 +13,36 @@ if(NOT rc EQUAL 0)
 endif()
 
 set(share "${PREFIX}/share/sluice")
-foreach(file bin/sluice share/sluice/cases/README.md share/sluice/cases/dambreak2d.xml
+foreach(file bin/sluice share/sluice/README.md share/sluice/cases/README.md
+        share/sluice/cases/dambreak2d.xml
         share/sluice/cases/dambreak_ramp3d.xml share/sluice/cases/ramp.stl
         share/sluice/postprocess/plot_gauges.py share/sluice/postprocess/render.py)
   if(NOT EXISTS "${PREFIX}/${file}")
     message(FATAL_ERROR "not installed: ${PREFIX}/${file}")
   endif()
 endforeach()
+
+# README's links (pages and pictures, not web addresses) resolve in the installed tree: the
+# installed README is a front door whose doors open.
+file(READ "${share}/README.md" readme)
+# "](" marked first: a list element holding a square bracket would not split at ';'.
+string(REPLACE "](" "@link@" readme "${readme}")
+string(REGEX MATCHALL "@link@[^)# ]+" links "${readme}")
+set(followed 0)
+foreach(link IN LISTS links)
+  string(SUBSTRING "${link}" 6 -1 target)
+  if(target MATCHES "^[a-z]+:")
+    continue()
+  endif()
+  if(NOT EXISTS "${share}/${target}")
+    message(FATAL_ERROR "README.md links ${target}, which is not installed in ${share}")
+  endif()
+  math(EXPR followed "${followed} + 1")
+endforeach()
+if(followed LESS 5)
+  message(FATAL_ERROR "README.md: only ${followed} links found to follow")
+endif()
+message(STATUS "README.md: ${followed} links resolve in the installed tree")
 
 # Runs `sluice check CASE` in `folder`; fails unless it exits 0.
 function(check_case folder case)
