@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Wave heights, periods and reflection of a wave-flume run from its level gauges.
 
-    python3 postprocess/wave_analysis.py RUN_DIR --gauges G1 [G2 ...] [--t-range T0 T1]
-                                         [--period T] [--depth D]
+    python3 postprocess/wave_analysis.py RUN_DIR [--gauges G1 [G2 ...]] [--t-range T0 T1]
+                                         [--period T] [--depth D] [--case CASE.xml]
                                          [--pair G_A G_B --spacing DX] [--json]
 
 RUN_DIR is a sluice output folder holding gauges.csv; the gauges named are its level columns
-(unit m: the free surface's z, absolute). Each gauge's elevation eta is taken about its mean over
+(unit m: the free surface's z, absolute). What is not given is read from the run's case: the
+file RUN_DIR/summary.json names (`case_file`, as the run was given it: found from the folder
+the run was started in, or give --case): without --gauges every <height> gauge of the case;
+without --period and --depth those of its <wavemaker> (a regular wave's `period`, irregular
+waves' peak period `tp`; its `depth`), when it has exactly one. With several gauges, a gauge
+without a complete wave in the window is skipped and named (`skipped` in the JSON); with none
+analysed, that is an error. Each gauge's elevation eta is taken about its mean over
 the window (--t-range, default the whole run); empty cells (no reading) are skipped.
 
 Per gauge:
@@ -52,8 +58,9 @@ of the two waves); the tool refuses |sin(k DX)| < MIN_SIN (0.1) and asks for ano
 Goda & Suzuki recommend 0.05 < DX/L < 0.45 (L = 2 pi / k) for accurate results.
 
 Prints a small table; --json prints one JSON object instead (for tests and scripts):
-  {"run", "t_range": [t0, t1], "period", "gauges": {NAME: {"mean", "waves", "mean_height",
-   "mean_period", "median_height", "median_period", ["amplitude", "phase"]}},
+  {"run", "case" (the case file read, or null), "t_range": [t0, t1], "period",
+   "gauges": {NAME: {"mean", "waves", "mean_height", "mean_period", "median_height",
+   "median_period", ["amplitude", "phase"]}}, "skipped": {NAME: why},
    ["reflection": {"gauges", "spacing", "depth", "period", "wave_number", "wavelength", "sin_k_spacing", "incident", "reflected",
    "coefficient"}]}
 Errors (a missing file or column, a window without a complete wave, a singular spacing) are
@@ -191,8 +198,50 @@ def goda_suzuki(a1, a2, k, spacing):
             "sin_k_spacing": s}
 
 
+def case_defaults(path):
+    """{"gauges": [height gauge names], "period": T or None, "depth": d or None} of a sluice
+    case file (cases/README.md: <height name x>, <wavemaker depth period|tp>); the wave maker's
+    only when the case has exactly one."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError) as e:
+        raise AnalysisError(f"the case {path} cannot be read: {e}") from None
+    out = {"gauges": [g.get("name") for g in root.iter("height") if g.get("name")],
+           "period": None, "depth": None}
+    makers = list(root.iter("wavemaker"))
+    if len(makers) == 1:
+        m = makers[0]
+        period = m.get("tp") if m.get("waves") == "jonswap" else m.get("period")
+        try:
+            out["period"] = float(period) if period else None
+            out["depth"] = float(m.get("depth")) if m.get("depth") else None
+        except ValueError:
+            raise AnalysisError(f"the case {path}: a <wavemaker> number does not parse") from None
+    return out
+
+
+def run_case_file(run_dir):
+    """The case file RUN_DIR/summary.json names, if it exists as named (relative to the folder
+    the run was started in, taken to be this one) or beside the run folder's parent; else None."""
+    try:
+        with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+            named = json.load(f).get("case_file")
+    except (OSError, ValueError):
+        return None
+    if not named:
+        return None
+    for candidate in (named, os.path.join(os.path.dirname(os.path.abspath(run_dir)), "..", named)):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
 def analyse(sim, names, t_range=None, period=None, depth=None, pair=None, spacing=None):
-    """The JSON-ready result for gauges `names` (and `pair`) of the columns `sim`."""
+    """The JSON-ready result for gauges `names` (and `pair`) of the columns `sim`. Of several
+    gauges, one without a complete wave is skipped (result["skipped"]: name -> why) unless it
+    is one of the pair; none analysed is an AnalysisError."""
     t = sim["t"]
     if t_range:
         keep = (t >= t_range[0]) & (t <= t_range[1])
@@ -200,8 +249,10 @@ def analyse(sim, names, t_range=None, period=None, depth=None, pair=None, spacin
         t = sim["t"]
     if t.size < 3:
         raise AnalysisError("fewer than 3 rows in the window")
-    result = {"t_range": [float(t[0]), float(t[-1])], "period": period, "gauges": {}}
-    for name in list(dict.fromkeys(names + list(pair or []))):
+    result = {"t_range": [float(t[0]), float(t[-1])], "period": period, "gauges": {},
+              "skipped": {}}
+    wanted = list(dict.fromkeys(names + list(pair or [])))
+    for name in wanted:
         if name not in sim or name == "t":
             raise AnalysisError(f"no column {name} in gauges.csv (it has: "
                                 + ", ".join(k for k in sim if k != "t") + ")")
@@ -215,8 +266,15 @@ def analyse(sim, names, t_range=None, period=None, depth=None, pair=None, spacin
                 stats["phase"] = math.atan2(amplitude.imag, amplitude.real)
                 stats["_complex"] = amplitude
         except AnalysisError as e:
-            raise AnalysisError(f"{name}: {e}") from None
+            if len(wanted) == 1 or name in (pair or []):
+                raise AnalysisError(f"{name}: {e}") from None
+            result["skipped"][name] = str(e)
+            continue
         result["gauges"][name] = stats
+    if not result["gauges"]:
+        raise AnalysisError("no gauge has a complete wave in the window ("
+                            + "; ".join(f"{n}: {why}" for n, why in result["skipped"].items())
+                            + ")")
     if pair:
         if not (period and depth and spacing):
             raise AnalysisError("reflection needs the period, the depth and the spacing")
@@ -246,6 +304,8 @@ def print_table(result):
         if with_harmonic:
             row += f"{s['amplitude']:12.5g}{s['phase']:13.4f}"
         print(row)
+    for name, why in result.get("skipped", {}).items():
+        print(f"{name:12s}skipped: {why}")
     r = result.get("reflection")
     if r:
         print(f"reflection {r['gauges'][0]} -> {r['gauges'][1]} (dx = {r['spacing']:g} m, "
@@ -262,7 +322,8 @@ def parse(argv):
         epilog="Reads RUN_DIR/gauges.csv; --json prints one JSON object.")
     parser.add_argument("run_dir", help="sluice output folder holding gauges.csv")
     parser.add_argument("--gauges", nargs="+", default=[], metavar="G",
-                        help="level gauges (columns in m) to analyse")
+                        help="level gauges (columns in m) to analyse (default: the case's "
+                        "<height> gauges)")
     parser.add_argument("--t-range", nargs=2, type=float, metavar=("T0", "T1"),
                         help="analyse only T0 <= t <= T1 (s; default: the whole run)")
     parser.add_argument("--period", type=float, metavar="T",
@@ -273,6 +334,9 @@ def parse(argv):
                         help="reflection from two gauges, G_B downstream of G_A")
     parser.add_argument("--spacing", type=float, metavar="DX",
                         help="distance from G_A to G_B along the flume (m)")
+    parser.add_argument("--case", metavar="CASE.xml",
+                        help="the run's case file, for the gauges, period and depth not given "
+                        "(default: the one RUN_DIR/summary.json names, where it is found)")
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     return parser.parse_args(argv)
 
@@ -284,8 +348,24 @@ def main(argv=None):
         print(f"wave_analysis: {message}", file=sys.stderr)
         return 2
 
+    case = args.case or run_case_file(args.run_dir)
+    if args.case and not os.path.isfile(args.case):
+        return fail(f"--case {args.case}: no such file")
+    if case and not (args.gauges and args.period is not None and args.depth is not None):
+        try:
+            defaults = case_defaults(case)
+        except AnalysisError as e:
+            return fail(e)
+        if not args.gauges and not args.pair:
+            args.gauges = defaults["gauges"]
+        if args.period is None:
+            args.period = defaults["period"]
+        if args.depth is None:
+            args.depth = defaults["depth"]
     if not args.gauges and not args.pair:
-        return fail("name gauges with --gauges (or a --pair)")
+        return fail("name gauges with --gauges (or a --pair)"
+                    + (f"; the case {case} has no <height> gauge" if case else
+                       "; no case found to read them from (--case)"))
     if args.period is not None and not args.period > 0:
         return fail(f"--period must be positive, got {args.period:g}")
     if args.pair:
@@ -308,7 +388,7 @@ def main(argv=None):
                          args.spacing)
     except (OSError, ValueError) as e:
         return fail(e)
-    result = {"run": os.path.normpath(args.run_dir), **result}
+    result = {"run": os.path.normpath(args.run_dir), "case": case, **result}
     if args.json:
         print(json.dumps(result, indent=1))
     else:

@@ -2,7 +2,9 @@
 """postprocess/wave_analysis.py on synthetic level gauges with known answers: a regular wave of
 known H and T with a second harmonic and noise (zero-up-crossing and first harmonic), incident
 and reflected waves of known Kr at two gauges in intermediate depth (Goda & Suzuki 1976), the
-dispersion relation, a spacing of half a wavelength refused, --json, and clear failures. Exits 77
+dispersion relation, a spacing of half a wavelength refused, --json, the gauges, period and depth
+read from the run's case (summary.json's case file, or --case; a gauge without waves skipped),
+and clear failures. Exits 77
 (ctest: skipped) without numpy."""
 import json
 import math
@@ -191,6 +193,49 @@ class WaveAnalysis(unittest.TestCase):
         with self.assertRaises(wave_analysis.AnalysisError):
             wave_analysis.goda_suzuki(1 + 0j, 1 + 0j, 1.0, 1.02 * math.pi)
 
+    def write_case(self, name, wavemaker):
+        """A case file with level gauges H1 and flat, and `wavemaker` (XML) in a moving paddle."""
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(f"""<sluice name="flume" dimension="2">
+  <geometry dp="0.02">
+    <fluid min="0.1 0" max="4 0.5"/>
+    <tank min="0 0" max="4 1" faces="bottom right"/>
+    <obstacle name="paddle" min="0.04 0" max="0.1 1"><motion>{wavemaker}</motion></obstacle>
+  </geometry>
+  <gauges interval="0.01"><height name="H1" x="1"/><height name="flat" x="2"/></gauges>
+</sluice>
+""")
+        return path
+
+    def test_gauges_period_and_depth_come_from_the_runs_case(self):
+        case = self.write_case("flume.xml", f'<wavemaker type="piston" depth="{DEPTH}" '
+                               f'height="{HEIGHT}" period="{PERIOD}"/>')
+        with open(os.path.join(self.dir, "summary.json"), "w") as f:
+            json.dump({"case": "flume", "case_file": case}, f)
+        r = run(self.dir, "--t-range", 2.3, 29.1, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        result = json.loads(r.stdout)
+        self.assertEqual(result["case"], case)
+        self.assertEqual(result["period"], PERIOD)
+        self.assertEqual(list(result["gauges"]), ["H1"])  # the case's <height> gauges
+        self.assertAlmostEqual(result["gauges"]["H1"]["amplitude"], HEIGHT / 2, delta=0.002)
+        self.assertIn("no complete wave", result["skipped"]["flat"])  # skipped, not fatal
+        table = run(self.dir, "--t-range", 2.3, 29.1)
+        self.assertIn("flat        skipped: no complete wave", table.stdout)
+        # Irregular waves: the peak period; --case names the file; given values win.
+        jonswap = self.write_case("jonswap.xml", '<wavemaker type="piston" waves="jonswap" '
+                                  'depth="0.45" hs="0.05" tp="2.5"/>')
+        result = json.loads(run(self.dir, "--case", jonswap, "--gauges", "H1", "--json").stdout)
+        self.assertEqual((result["period"], result["case"]), (2.5, jonswap))
+        result = json.loads(run(self.dir, "--case", jonswap, "--gauges", "H1", "--period",
+                                PERIOD, "--json").stdout)
+        self.assertEqual(result["period"], PERIOD)
+        # Only gauges without waves: an error naming each.
+        r = run(self.dir, "--gauges", "flat", "H2", "--t-range", 0.0, 3.0)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no gauge has a complete wave in the window (flat: ", r.stderr)
+
     def test_clear_failures(self):
         cases = [
             ((os.path.join(self.dir, "nowhere"), "--gauges", "H1"), "gauges.csv not found"),
@@ -201,6 +246,7 @@ class WaveAnalysis(unittest.TestCase):
              "H1: the window spans less than one period"),
             ((self.dir, "--pair", "W1", "W2", "--spacing", SPACING), "--pair needs --depth"),
             ((self.dir,), "name gauges"),
+            ((self.dir, "--case", os.path.join(self.dir, "none.xml")), "--case"),
         ]
         for args, message in cases:
             r = run(*args)
