@@ -9,14 +9,18 @@ RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` fo
 <gauges>), forces.csv (written for a case with named objects: the fluid's force and moment on
 each), bodies.csv (written for a case with floating bodies: their motion), or several; each is
 read with its own time column. Columns are grouped by kind into one
-PNG each, a panel per gauge or body (small multiples over a shared time axis):
-  heights.png    columns in m (height and front gauges)
+PNG each, a panel per gauge, or per body and component (small multiples over a shared time
+axis), each titled by the case (summary.json's name, else the folder's):
+  heights.png    level gauges (m), and other columns in m
+  fronts.png     front gauges (m): told from the levels by the run's case (the file summary.json
+                 names, or --case), without which they are drawn with the levels
   pressures.png  wall pressure sensors (plain names such as P1, unit Pa) and probe pressures
                  (NAME.pressure)
   velocities.png probe velocities (NAME.velocity_x/_y/_z: one panel per probe)
   densities.png  probe densities (NAME.density)
-  forces.png     forces on bodies (NAME.Fx/.Fy/.Fz: one panel per body; N in 3D, N/m in 2D)
-  moments.png    moments on bodies (NAME.Mx/.My/.Mz: one panel per body; N*m, or N*m/m in 2D)
+  forces.png     forces on bodies (NAME.Fx/.Fy/.Fz: a panel per component, whose scales differ;
+                 N in 3D, N/m in 2D)
+  moments.png    moments on bodies (NAME.Mx/.My/.Mz: a panel per component; N*m, or N*m/m in 2D)
 bodies.csv's columns go to PNGs of their own, a panel per body:
   bodies_position.png          the centre of mass's displacement from its first row (NAME.x/.y/.z,
                                m: surge, sway, heave; so a motion of centimetres shows at a
@@ -24,7 +28,8 @@ bodies.csv's columns go to PNGs of their own, a panel per body:
   bodies_rotation.png          roll, pitch, yaw (NAME.roll/.pitch/.yaw, degrees; not the quaternion)
   bodies_velocity.png          NAME.vx/.vy/.vz (m/s)
   bodies_angular_velocity.png  NAME.wx/.wy/.wz (rad/s)
-  bodies_forces.png, bodies_moments.png   the fluid's force and moment on each body
+  bodies_forces.png, bodies_moments.png   the fluid's force and moment on each body, a panel
+                               per component
   bodies_springs_contacts.png  NAME.spring_F* and NAME.contact_F*
 and, in general, one PNG per unit for whatever else is there.
 
@@ -51,6 +56,8 @@ it is clipped and marked: a red triangle at the panel's edge where each clipped 
 peaks, the panel's largest clipped value above and below written beside its mark, and the
 largest LABELLED_CLIPS of a PNG printed. --robust 0 draws every value in range.
 
+A legend shared by every panel of a PNG is drawn once, at its top.
+
 Empty cells (a gauge without a reading, e.g. a probe in air) are gaps in the curves.
 Needs numpy and matplotlib (Debian: python3-numpy python3-matplotlib).
 """
@@ -65,6 +72,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+import sluice_case  # noqa: E402
 
 MARGIN = 0.10  # of the robust span, above and below
 MIN_WINDOW = 5  # samples of the running median, at the least
@@ -108,8 +117,13 @@ def read_series(path):
     return {name: data[:, k] for k, name in enumerate(header)}, units
 
 
-def group_of(name, unit):
-    """(file stem, y label) of a gauge or force column."""
+def group_of(name, unit, kinds=None):
+    """(file stem, y label) of a gauge or force column; `kinds` ({gauge: kind}, from the case)
+    tells a front from a level."""
+    if kinds and kinds.get(name) == "front":
+        return "fronts", "front position (m)"
+    if kinds and kinds.get(name) == "height":
+        return "heights", "water level (m)"
     if name.endswith(FORCE_SUFFIXES) and unit in FORCE_UNITS:
         return "forces", f"force ({unit})"
     if name.endswith(MOMENT_SUFFIXES) and unit in MOMENT_UNITS:
@@ -149,12 +163,10 @@ def body_group_of(name, unit):
 
 
 def panel_of(name):
-    """The gauge or body a column belongs to: a probe's velocity components share one panel, and
-    so do a body's force components and its moment components."""
+    """The panel of a column: a probe's velocity components share one; each force or moment
+    component has its own (Fx and Fz differ by the weight)."""
     if ".velocity_" in name:
         return name.split(".velocity_")[0]
-    if name.endswith(FORCE_SUFFIXES + MOMENT_SUFFIXES):
-        return name.rsplit(".", 1)[0]
     return name
 
 
@@ -169,7 +181,9 @@ def displace_bodies(sim):
 
 
 def body_of(name):
-    """The body a bodies.csv column belongs to (one panel per body)."""
+    """The panel of a bodies.csv column: its body's, a force or moment component its own."""
+    if name.endswith(FORCE_SUFFIXES + MOMENT_SUFFIXES):
+        return name
     return name.rsplit(".", 1)[0]
 
 
@@ -250,7 +264,7 @@ def draw_panel(ax, sim, exp, columns, mapping, robust, label):
     sim_curves, exp_curves = [], []
     robust = window_samples(sim["t"], robust)
     for name in columns:
-        component = len(columns) > 1 or name.endswith(FORCE_SUFFIXES + MOMENT_SUFFIXES)
+        component = len(columns) > 1
         (line,) = ax.plot(sim["t"], sim[name], lw=1.1,
                           label=name.split(".")[-1] if component else "simulation")
         sim_curves.append(sim[name])
@@ -298,12 +312,19 @@ def plot_group(path, title, label, panels, sim, exp, mapping, robust):
     fig, axes = plt.subplots(nrows, ncols, sharex=True, squeeze=False,
                              figsize=(9 if ncols == 1 else 13, 1.2 + 2.0 * nrows))
     clipped = []
+    legends = []
     for k, (gauge, columns) in enumerate(panels):
         ax = axes[k // ncols][k % ncols]  # row by row
         clips = draw_panel(ax, sim, exp, columns, mapping, robust, label)
         clipped += [(gauge, tc, value) for tc, value, _ in clips]
         ax.set_title(gauge, fontsize=9, loc="left")
-        ax.legend(fontsize=7, loc="upper right")
+        legends.append(ax.get_legend_handles_labels())
+    shared = all(labels == legends[0][1] for _, labels in legends)
+    if shared and n > 1:  # one legend for the figure
+        fig.legend(*legends[0], fontsize=7, loc="upper right", ncol=len(legends[0][1]))
+    else:
+        for k in range(n):
+            axes[k // ncols][k % ncols].legend(fontsize=7, loc="upper right")
     for k in range(n, nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
         above = axes[k // ncols - 1][k % ncols]  # now the lowest panel of its column
@@ -334,6 +355,9 @@ def parse(argv):
     parser.add_argument("--out", help="folder for the PNGs and gauge_errors.csv")
     parser.add_argument("--t-range", nargs=2, type=float, metavar=("T0", "T1"),
                         help="draw and compare only T0 <= t <= T1 (s)")
+    parser.add_argument("--case", metavar="CASE.xml",
+                        help="the run's case file, to tell fronts from levels (default: the one "
+                        "RUN_DIR/summary.json names, where it is found)")
     parser.add_argument("--robust", type=float, default=0.005, metavar="SECONDS",
                         help="running-median window for the y-range (default 0.005 s, at least "
                         f"{MIN_WINDOW} samples); 0: every value in range")
@@ -387,6 +411,18 @@ def main(argv=None):
     out = args.out or os.path.join(args.run_dir, "plots")
     os.makedirs(out, exist_ok=True)
 
+    kinds = {}
+    case = args.case or sluice_case.run_case_file(args.run_dir)
+    if args.case and not os.path.isfile(args.case):
+        print(f"plot_gauges: --case {args.case}: no such file", file=sys.stderr)
+        return 2
+    if case:
+        try:
+            kinds = sluice_case.gauge_kinds(case)
+        except sluice_case.CaseReadError as e:
+            print(f"plot_gauges: {e}", file=sys.stderr)
+            return 2
+
     groups = {}  # (file stem, y label): (the columns' series, {panel: [column]})
     for path, (sim, units) in zip(paths, runs):
         bodies = os.path.basename(path) == BODY_FILE
@@ -399,14 +435,15 @@ def main(argv=None):
                     continue
                 panel = body_of(name)
             else:
-                key = group_of(name, units.get(name, ""))
+                key = group_of(name, units.get(name, ""), kinds)
                 panel = panel_of(name)
             if key in groups and groups[key][0] is not sim:  # the same kind in another file
                 key = (os.path.splitext(os.path.basename(path))[0] + "_" + key[0], key[1])
             panels = groups.setdefault(key, (sim, {}))[1]
             panels.setdefault(panel, []).append(name)
 
-    run_name = os.path.basename(os.path.normpath(args.run_dir))
+    run_name = (sluice_case.run_case_name(args.run_dir)
+                or os.path.basename(os.path.normpath(args.run_dir)))
     for (group, label), (sim, panels) in sorted(groups.items()):
         png = os.path.join(out, f"{group}.png")
         clipped = plot_group(png, f"{run_name}: {group}", label, list(panels.items()), sim,

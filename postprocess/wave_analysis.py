@@ -75,6 +75,8 @@ import sys
 
 import numpy as np
 
+import sluice_case
+
 GRAVITY = 9.81  # m/s^2
 DEAD_BAND = 0.01  # of the window's range: eta must fall below -DEAD_BAND*range between waves
 MIN_SIN = 0.1  # |sin(k DX)| below this: the two-gauge system is (nearly) singular
@@ -202,12 +204,10 @@ def case_defaults(path):
     """{"gauges": [height gauge names], "period": T or None, "depth": d or None} of a sluice
     case file (cases/README.md: <height name x>, <wavemaker depth period|tp>); the wave maker's
     only when the case has exactly one."""
-    import xml.etree.ElementTree as ElementTree
-
     try:
-        root = ElementTree.parse(path).getroot()
-    except (OSError, ElementTree.ParseError) as e:
-        raise AnalysisError(f"the case {path} cannot be read: {e}") from None
+        root = sluice_case.case_root(path)
+    except sluice_case.CaseReadError as e:
+        raise AnalysisError(str(e)) from None
     out = {"gauges": [g.get("name") for g in root.iter("height") if g.get("name")],
            "period": None, "depth": None}
     makers = list(root.iter("wavemaker"))
@@ -220,22 +220,6 @@ def case_defaults(path):
         except ValueError:
             raise AnalysisError(f"the case {path}: a <wavemaker> number does not parse") from None
     return out
-
-
-def run_case_file(run_dir):
-    """The case file RUN_DIR/summary.json names, if it exists as named (relative to the folder
-    the run was started in, taken to be this one) or beside the run folder's parent; else None."""
-    try:
-        with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
-            named = json.load(f).get("case_file")
-    except (OSError, ValueError):
-        return None
-    if not named:
-        return None
-    for candidate in (named, os.path.join(os.path.dirname(os.path.abspath(run_dir)), "..", named)):
-        if os.path.isfile(candidate):
-            return candidate
-    return None
 
 
 def analyse(sim, names, t_range=None, period=None, depth=None, pair=None, spacing=None):
@@ -348,7 +332,7 @@ def main(argv=None):
         print(f"wave_analysis: {message}", file=sys.stderr)
         return 2
 
-    case = args.case or run_case_file(args.run_dir)
+    case = args.case or sluice_case.run_case_file(args.run_dir)
     if args.case and not os.path.isfile(args.case):
         return fail(f"--case {args.case}: no such file")
     if case and not (args.gauges and args.period is not None and args.depth is not None):

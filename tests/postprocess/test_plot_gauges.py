@@ -5,6 +5,7 @@ experiment, --map and --t-range, the robust y-range that a spike does not set, a
 beside gauges.csv and alone (forces.png and moments.png, a panel per body), a bodies.csv
 (floating bodies' motions: a PNG per kind, a panel per body, the quaternion left out), --help,
 and clear failures. Exits 77 (ctest: skipped) without numpy or matplotlib."""
+import json
 import os
 import subprocess
 import sys
@@ -23,6 +24,7 @@ SOURCE = os.environ.get("SLUICE_SOURCE_DIR",
 SCRIPT = os.path.join(SOURCE, "postprocess", "plot_gauges.py")
 sys.path.insert(0, os.path.join(SOURCE, "postprocess"))
 import plot_gauges  # noqa: E402
+import sluice_case  # noqa: E402
 
 
 def run(*args):
@@ -235,13 +237,42 @@ class PlotGauges(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("fewer than 2 rows in --t-range", r.stderr)
 
-    def test_force_columns_are_a_panel_per_body(self):
+    def test_force_components_are_a_panel_each(self):
         self.assertEqual(plot_gauges.group_of("box.Fx", "N/m"), ("forces", "force (N/m)"))
         self.assertEqual(plot_gauges.group_of("box.Fy", "N"), ("forces", "force (N)"))
         self.assertEqual(plot_gauges.group_of("box.My", "N*m/m"), ("moments", "moment (N*m/m)"))
         self.assertEqual(plot_gauges.group_of("box.Mz", "N*m"), ("moments", "moment (N*m)"))
-        self.assertEqual(plot_gauges.panel_of("box.Fz"), "box")
-        self.assertEqual(plot_gauges.panel_of("wave.flap.My"), "wave.flap")
+        # Fx and Fz differ by the weight: each its own panel (one axis flattened Fx).
+        self.assertEqual(plot_gauges.panel_of("box.Fz"), "box.Fz")
+        self.assertEqual(plot_gauges.panel_of("wave.flap.My"), "wave.flap.My")
+        self.assertEqual(plot_gauges.panel_of("P1.velocity_x"), "P1")
+
+    def test_the_case_tells_fronts_from_levels_and_names_the_plots(self):
+        case = os.path.join(self.dir, "dam.xml")
+        with open(case, "w") as f:
+            f.write('<sluice name="dam" dimension="2"><gauges interval="0.01">'
+                    '<height name="H1" x="0.5"/><probe name="P1" point="0.2 0.1"/>'
+                    '<front name="front" direction="+x"/></gauges></sluice>')
+        with open(os.path.join(self.dir, "summary.json"), "w") as f:
+            json.dump({"case": "dam", "case_file": case}, f)
+        self.assertEqual(plot_gauges.group_of("front", "m", {"front": "front"}),
+                         ("fronts", "front position (m)"))
+        self.assertEqual(plot_gauges.group_of("H1", "m", {"H1": "height"}),
+                         ("heights", "water level (m)"))
+        out = os.path.join(self.dir, "plots")
+        r = run(self.dir, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["fronts.png", "heights.png", "pressures.png",
+                                                   "velocities.png"])
+        self.assertEqual(sluice_case.run_case_name(self.dir), "dam")
+        # Without the case the front is drawn with the levels; a missing --case is an error.
+        os.remove(os.path.join(self.dir, "summary.json"))
+        out = os.path.join(self.dir, "plots_without")
+        self.assertEqual(run(self.dir, "--out", out).returncode, 0)
+        self.assertNotIn("fronts.png", os.listdir(out))
+        r = run(self.dir, "--case", os.path.join(self.dir, "none.xml"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--case", r.stderr)
 
     def test_bodies_are_a_png_per_kind_and_a_panel_per_body(self):
         """bodies.csv of a 3D run with bodies `box` and `buoy`, in sluice's format."""
