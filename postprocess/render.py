@@ -2,7 +2,8 @@
 """Renders a sluice run with ParaView: fluid particles as Point Gaussian splats, coloured, the
 walls and obstacles as a translucent grey layer, the camera framed on the fluid.
 
-    pvbatch postprocess/render.py RUN_DIR [--time T | --all] [--field pressure|velocity]
+    pvbatch postprocess/render.py RUN_DIR [--time T | --all] [--field pressure|velocity|density]
+                                  [--range LO HI] [--region X0 X1 [Y0 Y1] Z0 Z1]
                                   [--walls translucent|none] [--out DIR] [--size WxH]
 
 (headless: `xvfb-run -a -s "-screen 0 1280x1024x24" pvbatch ...`, with LIBGL_ALWAYS_SOFTWARE=1
@@ -23,6 +24,12 @@ distance where the box's bounding sphere fills the view's height.
 
 --time T   the snapshot nearest to T s (default: the last one)
 --all      every snapshot, as frame_NNNN.png (an animation's frames)
+--range LO HI            the colour bar's range (default: the fluid's over the frames drawn)
+--region X0 X1 Z0 Z1     (3D: X0 X1 Y0 Y1 Z0 Z1, m) frame this box instead of the fluid's: a
+                         zoom on a part of a long flume, or a fixed frame for a movie
+Each picture is stamped with its time. A run that wrote its walls in the first snapshot only
+(`<output boundary="first">`) has them drawn in every frame: the first snapshot's boundary
+particles that the later ones do not carry (the moving and floating objects are in every one).
 Writes DIR/<case>_<field>_t<T>.png (or the frames) to --out (default RUN_DIR/render).
 """
 import argparse
@@ -30,7 +37,9 @@ import glob
 import json
 import math
 import os
+import shutil
 import sys
+import tempfile
 
 WALL_OPACITY = 0.3
 MARGIN = 0.05  # of the fluid box's size, on every side
@@ -127,6 +136,75 @@ def fluid_box(pvd, frames):
     return box
 
 
+def boundary_ids(path):
+    """(ids, points) of the boundary particles (type 1) of one .vtp or .pvtp snapshot."""
+    import numpy as np
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkIOXML import vtkXMLPolyDataReader, vtkXMLPPolyDataReader
+
+    reader = vtkXMLPPolyDataReader() if path.endswith(".pvtp") else vtkXMLPolyDataReader()
+    reader.SetFileName(path)
+    reader.Update()
+    data = reader.GetOutput()
+    if data.GetPoints() is None or data.GetPointData().GetArray("type") is None:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+    wall = vtk_to_numpy(data.GetPointData().GetArray("type")) == 1
+    ids = vtk_to_numpy(data.GetPointData().GetArray("id"))[wall]
+    return ids, vtk_to_numpy(data.GetPoints().GetData()).reshape(-1, 3)[wall]
+
+
+def fixed_walls(pvd, folder):
+    """Where a series carries its fixed walls in its first snapshot only: those walls (the first
+    snapshot's boundary particles absent from the last one, whose boundary particles are the
+    moving and floating objects) written as `folder`/fixed_walls.vtp, whose path is returned;
+    None when the last snapshot carries as many boundary particles as the first."""
+    import numpy as np
+    from vtkmodules.util.numpy_support import numpy_to_vtk
+    from vtkmodules.vtkCommonCore import vtkPoints
+    from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
+    from vtkmodules.vtkIOXML import vtkXMLPolyDataWriter
+
+    files = snapshot_files(pvd)
+    if len(files) < 2:
+        return None
+    first_ids, first_points = boundary_ids(files[min(files)])
+    last_ids, _ = boundary_ids(files[max(files)])
+    if last_ids.size >= first_ids.size:
+        return None
+    points = first_points[~np.isin(first_ids, last_ids)]
+    data = vtkPolyData()
+    vtk_points = vtkPoints()
+    vtk_points.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=np.float32), deep=True))
+    data.SetPoints(vtk_points)
+    vertices = vtkCellArray()
+    for k in range(points.shape[0]):
+        vertices.InsertNextCell(1)
+        vertices.InsertCellPoint(k)
+    data.SetVerts(vertices)
+    path = os.path.join(folder, "fixed_walls.vtp")
+    writer = vtkXMLPolyDataWriter()
+    writer.SetFileName(path)
+    writer.SetInputData(data)
+    writer.Write()
+    return path
+
+
+def region_box(values, two_d):
+    """[xmin, xmax, ymin, ymax, zmin, zmax] of --region's numbers (X0 X1 Z0 Z1 in 2D, X0 X1 Y0
+    Y1 Z0 Z1 in 3D); raises ValueError for the wrong count or an empty extent."""
+    if two_d and len(values) == 4:
+        box = [values[0], values[1], 0.0, 0.0, values[2], values[3]]
+    elif not two_d and len(values) == 6:
+        box = list(values)
+    else:
+        raise ValueError(f"--region takes {'4 numbers (X0 X1 Z0 Z1)' if two_d else '6 numbers'}"
+                         f" for a {'2D' if two_d else '3D'} run, got {len(values)}")
+    for lo, hi, axis in ((box[0], box[1], "x"), (box[2], box[3], "y"), (box[4], box[5], "z")):
+        if lo > hi or (lo == hi and not (two_d and axis == "y")):
+            raise ValueError(f"--region: its {axis} extent {lo:g} .. {hi:g} is empty")
+    return box
+
+
 def parse(argv):
     parser = argparse.ArgumentParser(
         description="Render a sluice run's particles with ParaView (pvbatch/pvpython).")
@@ -134,7 +212,12 @@ def parse(argv):
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--time", type=float, help="simulated time in s (nearest snapshot)")
     which.add_argument("--all", action="store_true", help="every snapshot, as numbered frames")
-    parser.add_argument("--field", choices=["pressure", "velocity"], default="pressure")
+    parser.add_argument("--field", choices=["pressure", "velocity", "density"],
+                        default="pressure")
+    parser.add_argument("--range", nargs=2, type=float, metavar=("LO", "HI"),
+                        help="colour range (default: the fluid's over the frames drawn)")
+    parser.add_argument("--region", nargs="+", type=float, metavar="M",
+                        help="frame this box: X0 X1 Z0 Z1 (2D) or X0 X1 Y0 Y1 Z0 Z1 (3D), m")
     parser.add_argument("--walls", choices=["translucent", "none"], default="translucent",
                         help="boundary particles as translucent grey splats, or hidden")
     parser.add_argument("--out", help="output folder (default RUN_DIR/render)")
@@ -160,6 +243,10 @@ def main(argv=None):
     except ValueError:
         print(f"render: --size expects WxH, got {args.size!r}", file=sys.stderr)
         return 2
+    if args.range and not args.range[0] < args.range[1]:
+        print(f"render: --range needs LO < HI, got {args.range[0]:g} {args.range[1]:g}",
+              file=sys.stderr)
+        return 2
     out = args.out or os.path.join(args.run_dir, "render")
     os.makedirs(out, exist_ok=True)
 
@@ -179,7 +266,7 @@ def main(argv=None):
     fluid.Scalars = ["POINTS", "type"]
     fluid.LowerThreshold = 0
     fluid.UpperThreshold = 0
-    array = "pressure" if args.field == "pressure" else "velocity"
+    array = args.field
 
     # Colour range over the fluid of every frame drawn.
     lo, hi = float("inf"), float("-inf")
@@ -193,6 +280,8 @@ def main(argv=None):
         lo, hi = min(lo, r[0]), max(hi, r[1])
     if not lo <= hi:
         lo, hi = 0.0, 1.0
+    if args.range:
+        lo, hi = args.range
 
     view = pv.GetActiveViewOrCreate("RenderView")
     view.ViewSize = [width, height]
@@ -208,6 +297,7 @@ def main(argv=None):
     extent = max(bounds[1] - bounds[0], bounds[3] - bounds[2], bounds[5] - bounds[4])
     radius = 0.5 * dp if dp else 0.005 * extent
     display.GaussianRadius = radius
+    scratch = None
     if args.walls == "translucent":
         walls = pv.Threshold(Input=reader)
         walls.Scalars = ["POINTS", "type"]
@@ -221,18 +311,37 @@ def main(argv=None):
         wall_display.AmbientColor = [0.55, 0.55, 0.55]
         wall_display.DiffuseColor = [0.55, 0.55, 0.55]
         wall_display.Opacity = WALL_OPACITY
+        scratch = tempfile.mkdtemp(prefix="render_walls_")
+        first_only = fixed_walls(pvd, scratch)
+        if first_only:  # walls written in the first snapshot only: drawn in every frame
+            fixed = pv.XMLPolyDataReader(FileName=[first_only])
+            fixed_display = pv.Show(fixed, view)
+            fixed_display.SetRepresentationType("Point Gaussian")
+            fixed_display.GaussianRadius = radius
+            fixed_display.ColorArrayName = ["POINTS", ""]
+            fixed_display.AmbientColor = [0.55, 0.55, 0.55]
+            fixed_display.DiffuseColor = [0.55, 0.55, 0.55]
+            fixed_display.Opacity = WALL_OPACITY
     pv.ColorBy(display, ("POINTS", array, "Magnitude" if array == "velocity" else ""))
     lut = pv.GetColorTransferFunction(array)
     lut.ApplyPreset("Rainbow Uniform", True)
     lut.RescaleTransferFunction(lo, hi)
     bar = pv.GetScalarBar(lut, view)
-    bar.Title = "pressure (Pa)" if array == "pressure" else "|velocity| (m/s)"
+    bar.Title = {"pressure": "pressure (Pa)", "velocity": "|velocity| (m/s)",
+                 "density": "density (kg/m3)"}[array]
     bar.ComponentTitle = ""
     bar.TitleColor = bar.LabelColor = [0, 0, 0]
     display.SetScalarBarVisibility(view, True)
 
     two_d = bounds[3] - bounds[2] < 1e-9
-    box = fluid_box(pvd, frames)
+    if args.region:
+        try:
+            box = region_box(args.region, two_d)
+        except ValueError as e:
+            print(f"render: {e}", file=sys.stderr)
+            return 2
+    else:
+        box = fluid_box(pvd, frames)
     if box is None:
         print("render: no fluid in the frames drawn; framing the whole data set")
         box = list(bounds)
@@ -246,13 +355,21 @@ def main(argv=None):
     else:
         view.CameraViewAngle = camera["view_angle"]
 
+    stamp = pv.Text()
+    stamp_display = pv.Show(stamp, view)
+    stamp_display.WindowLocation = "Upper Left Corner"
+    stamp_display.FontSize = 14
+    stamp_display.Color = [0, 0, 0]
     for k, t in enumerate(frames):
         view.ViewTime = t
+        stamp.Text = f"{case}   t = {t:.3f} s"
         fluid.UpdatePipeline(t)
         name = (f"frame_{k:04d}.png" if args.all else f"{case}_{args.field}_t{t:.3f}.png")
         path = os.path.join(out, name)
         pv.SaveScreenshot(path, view, ImageResolution=[width, height])
         print(f"render: wrote {path} (t = {t:g} s)")
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

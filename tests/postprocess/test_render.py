@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """postprocess/render.py with the real pvbatch on a short sluice run: one frame, the whole
-series, and a picture that is not blank. Exits 77 (ctest: skipped) where ParaView's pvbatch or
+series, a picture that is not blank, walls written in the first snapshot only drawn in a later
+frame as if written there, a region, a colour range and the density field, bad options refused. Exits 77 (ctest: skipped) where ParaView's pvbatch or
 xvfb-run is not installed (Debian: paraview python3-paraview xvfb xauth libgl1-mesa-dri; the
 test set-up, .ci/run, installs them)."""
 import os
@@ -109,6 +110,12 @@ class Render(unittest.TestCase):
                            cwd=cls.dir, capture_output=True, text=True)
         assert r.returncode == 0, r.stdout + r.stderr
         cls.run_dir = os.path.join(cls.dir, "run")
+        # The walls in the first snapshot only.
+        r = subprocess.run([SLUICE, "run", "splash.xml", "--backend", "cpu", "--out", "first",
+                            "--boundary-output", "first"], cwd=cls.dir, capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+        cls.first_dir = os.path.join(cls.dir, "first")
 
     @classmethod
     def tearDownClass(cls):
@@ -138,6 +145,30 @@ class Render(unittest.TestCase):
             with open(path, "rb") as f:
                 pictures[walls] = f.read()
         self.assertNotEqual(pictures["translucent"], pictures["none"], "the walls do not show")
+
+    def test_walls_written_once_show_in_every_frame(self):
+        pictures = {}
+        for run_dir in (self.run_dir, self.first_dir):
+            out = os.path.join(self.dir, "once_" + os.path.basename(run_dir))
+            r = headless_pvbatch([SCRIPT, run_dir, "--time", "0.1", "--out", out, "--size",
+                                  "320x240", "--range", "0", "2000"])
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(out, "splash_pressure_t0.100.png"), "rb") as f:
+                pictures[run_dir] = f.read()
+        # The same walls, drawn from the first snapshot: the same picture.
+        self.assertEqual(pictures[self.run_dir], pictures[self.first_dir])
+
+    def test_region_range_and_any_field(self):
+        out = os.path.join(self.dir, "region")
+        r = self.render("--time", "0.05", "--field", "density", "--range", "990", "1010",
+                        "--region", "0", "0.25", "0", "0.25", "--out", out, "--size", "320x240")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertGreater(png_pixels(os.path.join(out, "splash_density_t0.050.png"))[2], 5)
+        for args, message in ((("--range", "2", "1"), "--range needs LO < HI"),
+                              (("--region", "0", "1", "0"), "--region takes 4 numbers")):
+            r = self.render("--time", "0.05", "--out", out, *args)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn(message, r.stderr)
 
     def test_whole_series(self):
         out = os.path.join(self.dir, "all")

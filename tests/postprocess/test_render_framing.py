@@ -95,5 +95,39 @@ class Framing(unittest.TestCase):
             self.assertLessEqual(late[1], 1.0)
 
 
+
+class RegionAndWalls(unittest.TestCase):
+    def test_region_is_four_numbers_in_2d_and_six_in_3d(self):
+        self.assertEqual(render.region_box([1, 3, 0, 0.5], True), [1, 3, 0.0, 0.0, 0, 0.5])
+        self.assertEqual(render.region_box([0, 1, 0, 2, 0, 3], False), [0, 1, 0, 2, 0, 3])
+        for values, two_d, message in (([1, 3, 0], True, "4 numbers"),
+                                       ([0, 1, 0, 1], False, "6 numbers"),
+                                       ([3, 1, 0, 1], True, "x extent"),
+                                       ([0, 1, 0, 0, 0, 1], False, "y extent")):
+            with self.assertRaises(ValueError) as e:
+                render.region_box(values, two_d)
+            self.assertIn(message, str(e.exception))
+
+    def test_walls_written_first_only_are_found_for_every_frame(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "splash.xml"), "w") as f:
+                f.write(CASE.replace("</geometry>", '<obstacle name="box" min="0.6 0.3" '
+                                     'max="0.8 0.4"><floating density="500"/></obstacle>'
+                                     "</geometry>"))
+            for boundary in ("first", "every"):
+                r = subprocess.run([SLUICE, "run", "splash.xml", "--backend", "cpu", "--out",
+                                    boundary, "--boundary-output", boundary], cwd=tmp,
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            pvd = os.path.join(tmp, "first", "splash.pvd")
+            path = render.fixed_walls(pvd, tmp)
+            self.assertIsNotNone(path)
+            files = render.snapshot_files(pvd)
+            first_ids, _ = render.boundary_ids(files[min(files)])
+            fixed = render.fluid_points(path)  # no type array: every point
+            # The tank's particles: all the first snapshot's walls but the floating box's 4 x 2.
+            self.assertEqual(fixed.shape[0], first_ids.size - 8)
+            self.assertIsNone(render.fixed_walls(os.path.join(tmp, "every", "splash.pvd"), tmp))
+
 if __name__ == "__main__":
     unittest.main()
