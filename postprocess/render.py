@@ -19,7 +19,8 @@ on the tank: on the box that holds the fluid's particles between the 0.5th and 9
 percentile along each axis (so a few drops of spray do not shrink the picture), joined over
 the frames drawn (at most FRAMING_FRAMES of them, evenly spread, for --all), with a margin of
 MARGIN of its size. 2D runs (x-z plane) are seen face on along +y in parallel projection,
-the box filling the picture's width or height; 3D runs from the front-left, above, at the
+the box filling the picture's width or height above a band along the bottom (BAR_ROOM of the
+picture) that holds the colour bar; 3D runs from the front-left, above, at the
 distance where the box's bounding sphere fills the view's height.
 
 --time T   the snapshot nearest to T s (default: the last one)
@@ -47,6 +48,7 @@ FRAMING_FRAMES = 24
 SPRAY_PERCENTILE = 0.5  # per cent of the fluid's particles left out on each side, per axis
 VIEW_ANGLE = 30.0  # degrees, ParaView's default
 VIEW_FROM_3D = (-0.6, -1.6, 1.0)  # direction from the fluid to the camera: front-left, above
+BAR_ROOM = 0.16  # 2D: the bottom part of the picture left to the (horizontal) colour bar
 
 
 def robust_bounds(points, percentile=SPRAY_PERCENTILE):
@@ -93,6 +95,19 @@ def frame_camera(bounds, aspect, two_d, margin=MARGIN):
     position = [c + distance * d / norm for c, d in zip(centre, VIEW_FROM_3D)]
     return {"focal": centre, "position": position, "up": [0.0, 0.0, 1.0],
             "view_angle": VIEW_ANGLE}
+
+
+def leave_room_below(camera, fraction=BAR_ROOM):
+    """A 2D camera (frame_camera's) widened so that the box it framed keeps its place in the top
+    1 - `fraction` of the picture, and the bottom `fraction` is free for the colour bar."""
+    out = dict(camera)
+    half = camera["parallel_scale"] / (1.0 - fraction)
+    shift = half - camera["parallel_scale"]  # the top edge stays: focal moves down by this
+    out["parallel_scale"] = half
+    out["focal"] = [camera["focal"][0], camera["focal"][1], camera["focal"][2] - shift]
+    out["position"] = [camera["position"][0], camera["position"][1],
+                       camera["position"][2] - shift]
+    return out
 
 
 def snapshot_files(pvd):
@@ -346,6 +361,11 @@ def main(argv=None):
         print("render: no fluid in the frames drawn; framing the whole data set")
         box = list(bounds)
     camera = frame_camera(box, width / height, two_d)
+    if two_d:  # the colour bar lies along the bottom, below the framed box
+        camera = leave_room_below(camera)
+        bar.Orientation = "Horizontal"
+        bar.WindowLocation = "Lower Center"
+        bar.ScalarBarLength = 0.5
     view.CameraFocalPoint = camera["focal"]
     view.CameraPosition = camera["position"]
     view.CameraViewUp = camera["up"]

@@ -129,5 +129,23 @@ class RegionAndWalls(unittest.TestCase):
             self.assertEqual(fixed.shape[0], first_ids.size - 8)
             self.assertIsNone(render.fixed_walls(os.path.join(tmp, "every", "splash.pvd"), tmp))
 
+
+class ColourBarRoom(unittest.TestCase):
+    def test_a_2d_picture_keeps_its_bottom_for_the_bar(self):
+        box = [0, 2, 0, 0, 0, 0.5]
+        cam = render.frame_camera(box, 16 / 9, True)
+        room = render.leave_room_below(cam, 0.2)
+        # The box's top edge stays where it was in the picture; its bottom edge now lies 20 %
+        # of the picture's height above the bottom.
+        top = cam["focal"][2] + cam["parallel_scale"]
+        self.assertAlmostEqual(room["focal"][2] + room["parallel_scale"], top)
+        bottom_of_picture = room["focal"][2] - room["parallel_scale"]
+        box_bottom = cam["focal"][2] - cam["parallel_scale"]
+        self.assertAlmostEqual((box_bottom - bottom_of_picture) / (2 * room["parallel_scale"]),
+                               0.2)
+        self.assertEqual(room["focal"][0], cam["focal"][0])
+        self.assertAlmostEqual(room["position"][2] - room["focal"][2],
+                               cam["position"][2] - cam["focal"][2])
+
 if __name__ == "__main__":
     unittest.main()
