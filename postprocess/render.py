@@ -174,7 +174,7 @@ def fixed_walls(pvd, folder):
     moving and floating objects) written as `folder`/fixed_walls.vtp, whose path is returned;
     None when the last snapshot carries as many boundary particles as the first."""
     import numpy as np
-    from vtkmodules.util.numpy_support import numpy_to_vtk
+    from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
     from vtkmodules.vtkCommonCore import vtkPoints
     from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData
     from vtkmodules.vtkIOXML import vtkXMLPolyDataWriter
@@ -191,10 +191,10 @@ def fixed_walls(pvd, folder):
     vtk_points = vtkPoints()
     vtk_points.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=np.float32), deep=True))
     data.SetPoints(vtk_points)
-    vertices = vtkCellArray()
-    for k in range(points.shape[0]):
-        vertices.InsertNextCell(1)
-        vertices.InsertCellPoint(k)
+    vertices = vtkCellArray()  # a vertex per point, built at once (no Python loop)
+    n = points.shape[0]
+    vertices.SetData(numpy_to_vtkIdTypeArray(np.arange(n + 1, dtype=np.int64), deep=True),
+                     numpy_to_vtkIdTypeArray(np.arange(n, dtype=np.int64), deep=True))
     data.SetVerts(vertices)
     path = os.path.join(folder, "fixed_walls.vtp")
     writer = vtkXMLPolyDataWriter()
@@ -202,6 +202,18 @@ def fixed_walls(pvd, folder):
     writer.SetInputData(data)
     writer.Write()
     return path
+
+
+def show_walls(pv, source, view, radius):
+    """`source`'s points as translucent grey Point Gaussian splats of `radius` in `view`."""
+    display = pv.Show(source, view)
+    display.SetRepresentationType("Point Gaussian")
+    display.GaussianRadius = radius
+    # A solid colour (ColorBy(display, None) raises in Debian 12's ParaView 5.11).
+    display.ColorArrayName = ["POINTS", ""]
+    display.AmbientColor = [0.55, 0.55, 0.55]
+    display.DiffuseColor = [0.55, 0.55, 0.55]
+    display.Opacity = WALL_OPACITY
 
 
 def region_box(values, two_d):
@@ -318,25 +330,11 @@ def main(argv=None):
         walls.Scalars = ["POINTS", "type"]
         walls.LowerThreshold = 1
         walls.UpperThreshold = 1
-        wall_display = pv.Show(walls, view)
-        wall_display.SetRepresentationType("Point Gaussian")
-        wall_display.GaussianRadius = radius
-        # A solid colour (ColorBy(display, None) raises in Debian 12's ParaView 5.11).
-        wall_display.ColorArrayName = ["POINTS", ""]
-        wall_display.AmbientColor = [0.55, 0.55, 0.55]
-        wall_display.DiffuseColor = [0.55, 0.55, 0.55]
-        wall_display.Opacity = WALL_OPACITY
+        show_walls(pv, walls, view, radius)
         scratch = tempfile.mkdtemp(prefix="render_walls_")
         first_only = fixed_walls(pvd, scratch)
         if first_only:  # walls written in the first snapshot only: drawn in every frame
-            fixed = pv.XMLPolyDataReader(FileName=[first_only])
-            fixed_display = pv.Show(fixed, view)
-            fixed_display.SetRepresentationType("Point Gaussian")
-            fixed_display.GaussianRadius = radius
-            fixed_display.ColorArrayName = ["POINTS", ""]
-            fixed_display.AmbientColor = [0.55, 0.55, 0.55]
-            fixed_display.DiffuseColor = [0.55, 0.55, 0.55]
-            fixed_display.Opacity = WALL_OPACITY
+            show_walls(pv, pv.XMLPolyDataReader(FileName=[first_only]), view, radius)
     pv.ColorBy(display, ("POINTS", array, "Magnitude" if array == "velocity" else ""))
     lut = pv.GetColorTransferFunction(array)
     lut.ApplyPreset("Rainbow Uniform", True)
