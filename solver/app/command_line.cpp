@@ -441,9 +441,9 @@ void parse_into(CLI::App& app, int argc, char** argv) {
     // CLI11 would answer an unknown command with "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";
     if (!first.empty() && first[0] != '-' && first != "run" && first != "check" &&
-        first != "bench" && first != "tune")
+        first != "bench" && first != "tune" && first != "surface" && first != "measure")
         throw UsageError("unknown command '" + std::string(argv[1]) +
-                         "' (valid: run, check, bench, tune)");
+                         "' (valid: run, check, bench, tune, surface, measure)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -562,6 +562,7 @@ Options parse_options(int argc, char** argv) {
     add_check(app, o, v);
     add_bench(app, o, v);
     add_tune(app, o, v);
+    add_series_commands(app, o, v.backend_name);
     parse_into(app, argc, argv);
 
     const CLI::App& command = *app.get_subcommands().front();

@@ -10,6 +10,10 @@
 #include "neighbours/module.h"
 
 #include <optional>
+
+namespace CLI {
+class App;
+}
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,6 +43,24 @@ struct UsageError : std::runtime_error {
     explicit UsageError(const std::string& message, std::string command_name = "")
         : std::runtime_error(message), command(std::move(command_name)) {}
     std::string command; ///< "run", "check", "bench", "tune" or empty
+};
+
+/// What `sluice surface` and `sluice measure` are given: the run folder they read back and which
+/// of its snapshots (app/run_folder.h).
+struct SeriesOptions {
+    std::string folder;                   ///< RUN_DIR
+    std::optional<std::string> case_file; ///< --case: the case file, when not where it was
+    std::optional<double> time;           ///< --time T: the snapshot nearest T only
+    int every = 1;                        ///< --every N: every N-th snapshot
+    std::optional<std::string> out;       ///< --out DIR (default: RUN_DIR)
+    // surface
+    std::optional<double> spacing; ///< --spacing (m; default dp/2)
+    double max_grid_points = 1e9;  ///< --max-grid-points
+    // measure: the measurements as given (parsed against the run's case, app/measurements.h)
+    std::vector<std::string> points, heights, lines, planes;
+    std::optional<std::string> file; ///< --file: one measurement per line
+    std::string name = "measure";    ///< --name: NAME.csv, NAME_PLANE.pvd
+    std::string fields = "pressure velocity density fraction";
 };
 
 /// What the command line asked for.
@@ -88,6 +110,7 @@ struct Options {
     float list_skin = default_list_skin;
     std::uint32_t list_max_age = default_list_max_age;
     bool bench_gauges = false;
+    SeriesOptions series; ///< surface, measure
 };
 
 /// Parses argv with CLI11: one subcommand (run, check, bench) and its options.
@@ -103,10 +126,16 @@ Options parse_options(int argc, char** argv);
 /// \throws CaseError (case file), UsageError (an override the case cannot take).
 Case load_case(const Options& o, bool tank_lattice = true);
 
-int run_command(const Options& o);   ///< run_command.cpp
-int check_command(const Options& o); ///< check_command.cpp
-int bench_command(const Options& o); ///< bench_command.cpp
-int tune_command(const Options& o);  ///< tune_command.cpp
+int run_command(const Options& o);     ///< run_command.cpp
+int check_command(const Options& o);   ///< check_command.cpp
+int bench_command(const Options& o);   ///< bench_command.cpp
+int tune_command(const Options& o);    ///< tune_command.cpp
+int surface_command(const Options& o); ///< surface_command.cpp
+int measure_command(const Options& o); ///< measure_command.cpp
+
+/// Adds the `surface` and `measure` commands and their options (series_command_line.cpp);
+/// --backend is bound to `backend_name` (the one every command's choice is read from).
+void add_series_commands(CLI::App& app, Options& o, std::string& backend_name);
 
 /// `--processes N` / `--gpus N` (N ≥ 2): replaces this process by `mpirun -np N --bind-to none`
 /// running this program with the same arguments less that option (and with --gpus,

@@ -8,6 +8,7 @@
 #include "app/preflight.h"
 #include "case/case_reader.h"
 #include "io/checkpoint.h"
+#include "io/series_reader.h"
 #include "parallel/communicator.h"
 
 #include <iostream>
@@ -35,6 +36,10 @@ int run(int argc, char** argv, const MpiSession& mpi) {
             return bench_command(o);
         if (o.command == "tune")
             return tune_command(o);
+        if (o.command == "surface")
+            return surface_command(o);
+        if (o.command == "measure")
+            return measure_command(o);
         return o.command == "run" ? run_command(o) : check_command(o);
     } catch (const HelpShown& help) {
         if (speaks)
@@ -48,6 +53,10 @@ int run(int argc, char** argv, const MpiSession& mpi) {
     } catch (const CaseError& e) {
         if (speaks)
             std::cerr << e.what() << "\n";
+        return exit_bad_input;
+    } catch (const SeriesError& e) {
+        if (speaks)
+            std::cerr << "sluice: " << e.what() << "\n";
         return exit_bad_input;
     } catch (const CheckpointError& e) {
         if (speaks)

@@ -78,6 +78,8 @@ const char* to_string(ProbeField f) {
         return "velocity";
     case ProbeField::density:
         return "density";
+    case ProbeField::fraction:
+        return "fraction";
     }
     return "?";
 }

@@ -160,7 +160,9 @@ enum class GaugeKind {
     front,  ///< the leading edge of the fluid along an axis
     sensor, ///< the wall's pressure at a point of its surface (a wall pressure transducer)
 };
-enum class ProbeField { pressure, velocity, density };
+/// A probe's fields: Shepard-interpolated pressure, velocity, density; `fraction` the fluid
+/// fraction φ itself (physics/gauges.h; 1 inside the water, ½ at its surface, 0 away from it).
+enum class ProbeField { pressure, velocity, density, fraction };
 
 struct Gauge {
     GaugeKind kind = GaugeKind::probe;
@@ -258,7 +260,7 @@ const char* to_string(IntegratorKind i); ///< "symplectic", "verlet"
 const char* to_string(BoundaryKind b);   ///< "dbc", "mdbc"
 const char* to_string(SlipKind s);       ///< "noslip", "freeslip"
 const char* to_string(ShiftingKind s);   ///< "none", "fickian"
-const char* to_string(ProbeField f);     ///< "pressure", "velocity", "density"
+const char* to_string(ProbeField f);     ///< "pressure", "velocity", "density", "fraction"
 /// Space-separated face names of a TankFace mask, in the order bottom top left right front back.
 std::string tank_faces_to_string(unsigned faces);
 

@@ -121,6 +121,8 @@ GaugePlan::GaugePlan(const Case& c, double support) : dimension_(c.dimension), d
                     columns_.push_back({g.name + ".pressure", "Pa"});
                 else if (f == ProbeField::density)
                     columns_.push_back({g.name + ".density", "kg/m3"});
+                else if (f == ProbeField::fraction)
+                    columns_.push_back({g.name + ".fraction", "1"});
                 else {
                     columns_.push_back({g.name + ".velocity_x", "m/s"});
                     if (dimension_ == 3)
@@ -197,6 +199,8 @@ std::vector<double> GaugePlan::evaluate(const GaugeResponse& r) const {
                     values.push_back(none ? empty : s[2] / s[0]);
                 else if (f == ProbeField::density)
                     values.push_back(none ? empty : s[1] / s[0]);
+                else if (f == ProbeField::fraction)
+                    values.push_back(s[0]); // 0 where no fluid is in reach: a reading
                 else {
                     values.push_back(none ? empty : s[3] / s[0]);
                     if (dimension_ == 3)

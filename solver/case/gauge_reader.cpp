@@ -71,7 +71,8 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
     };
     static const Choices<ProbeField> field_names = {{"pressure", ProbeField::pressure},
                                                     {"velocity", ProbeField::velocity},
-                                                    {"density", ProbeField::density}};
+                                                    {"density", ProbeField::density},
+                                                    {"fraction", ProbeField::fraction}};
     for (const XMLElement* x : g.all_children()) {
         const std::string_view tag = x->Name();
         Gauge gauge;
@@ -99,8 +100,8 @@ void read_gauges(const Reader& r, const Element& g, const Case& c, Gauges& out) 
             const std::string fields = e->text("fields").value_or("pressure velocity");
             const auto words = split(fields);
             if (words.empty())
-                e->fail_attribute("fields",
-                                  "empty; name one or more of pressure, velocity, density");
+                e->fail_attribute(
+                    "fields", "empty; name one or more of pressure, velocity, density, fraction");
             for (const auto word : words) {
                 const auto it = std::find_if(field_names.begin(), field_names.end(),
                                              [&](const auto& f) { return f.first == word; });

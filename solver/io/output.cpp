@@ -6,6 +6,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_names.h"
+#include "io/polydata_file.h"
 
 #include <tinyxml2.h>
 
@@ -21,15 +22,6 @@ namespace sluice {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Shortest decimal form that reads back as the same double; non-finite values give "null".
-std::string number_or_null(double x) {
-    if (!std::isfinite(x))
-        return "null";
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, x);
-    return std::string(buf, r.ptr);
-}
 
 /// Names a previous run of case `name` leaves in its directory (see the constructor's
 /// contract): `<name>.pvd`, `<name>_<digits>.vtp`, `<name>_failed.vtp`, summary.json,
@@ -352,29 +344,16 @@ fs::path SnapshotSeriesWriter::publish_failure() const {
 }
 
 void SnapshotSeriesWriter::write_pvd() const {
-    tinyxml2::XMLPrinter xml;
-    xml.PushHeader(false, true);
-    xml.OpenElement("VTKFile");
-    xml.PushAttribute("type", "Collection");
-    xml.PushAttribute("version", "0.1");
-    xml.PushAttribute("byte_order", "LittleEndian");
-    xml.OpenElement("Collection");
+    std::vector<std::pair<double, std::string>> datasets;
     for (std::size_t k = 0; k < complete_.size(); ++k) {
         if (!complete_[k] || (pieces_ && k >= published_))
             continue;
-        xml.OpenElement("DataSet");
-        xml.PushAttribute("timestep", number_or_null(*complete_[k]).c_str());
-        xml.PushAttribute("group", "");
-        xml.PushAttribute("part", "0");
         const std::string file = k < kept_files_.size()
                                      ? kept_files_[k]
                                      : (pieces_ ? pvtp_path(k) : path_of(k)).filename().string();
-        xml.PushAttribute("file", file.c_str());
-        xml.CloseElement();
+        datasets.emplace_back(*complete_[k], file);
     }
-    xml.CloseElement();
-    xml.CloseElement();
-    write_file_atomically(pvd_path(), xml.CStr());
+    write_file_atomically(pvd_path(), pvd_text(datasets));
 }
 
 } // namespace sluice

@@ -4,11 +4,11 @@
 #include "io/vtp_file.h"
 
 #include "io/atomic_file.h"
+#include "io/polydata_file.h"
 
 #include <tinyxml2.h>
 #include <vtkCellArray.h>
 #include <vtkDoubleArray.h>
-#include <vtkErrorCode.h>
 #include <vtkFieldData.h>
 #include <vtkFloatArray.h>
 #include <vtkIdTypeArray.h>
@@ -18,14 +18,12 @@
 #include <vtkPolyData.h>
 #include <vtkTypeUInt32Array.h>
 #include <vtkTypeUInt8Array.h>
-#include <vtkXMLPolyDataWriter.h>
 
 #include <array>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -33,24 +31,6 @@ namespace sluice {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// vtkErrorCode::GetStringFromErrorCode lives in VTK::CommonMisc, which we do not link; the
-/// codes a writer sets are few.
-std::string vtk_error_text(unsigned long code) {
-    switch (code) {
-    case vtkErrorCode::NoError:
-        return "VTK writer failed";
-    case vtkErrorCode::CannotOpenFileError:
-        return "cannot open file";
-    case vtkErrorCode::OutOfDiskSpaceError:
-        return "out of disk space";
-    default:
-        // Below vtkErrorCode's own range VTK passes the system's errno on (e.g. 28, ENOSPC).
-        if (code > 0 && code < vtkErrorCode::FirstVTKErrorCode)
-            return std::strerror(static_cast<int>(code));
-        return "VTK writer error code " + std::to_string(code);
-    }
-}
 
 /// A named VTK array of `tuples` × `components` values copied from contiguous `data`.
 template <typename ArrayT, typename T>
@@ -214,36 +194,7 @@ std::uintmax_t write_vtp(const fs::path& path, const Snapshot& s, const VtpForma
         throw std::invalid_argument("output: snapshot arrays differ in length (writing " +
                                     quoted(path) + ")");
 
-    const fs::path tmp = temp_path_for(path);
-    vtkNew<vtkXMLPolyDataWriter> writer;
-    writer->SetFileName(tmp.c_str());
-    writer->SetInputData(to_polydata(boundary ? s : fluid_only(s, format), format));
-    writer->SetDataModeToAppended(); // raw appended blocks: no base64, fastest to read
-    writer->EncodeAppendedDataOff();
-    switch (format.compressor) {
-    case Compressor::lz4:
-        writer->SetCompressorTypeToLZ4();
-        break;
-    case Compressor::zlib:
-        writer->SetCompressorTypeToZLib();
-        break;
-    case Compressor::none:
-        writer->SetCompressorTypeToNone();
-        break;
-    }
-    if (format.level > 0 && format.compressor != Compressor::none)
-        writer->SetCompressionLevel(format.level); // after the type: it goes to the compressor
-    writer->SetHeaderTypeToUInt64();
-    if (writer->Write() == 0 || writer->GetErrorCode() != vtkErrorCode::NoError) {
-        const unsigned long code = writer->GetErrorCode();
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        fail_output("write", path, vtk_error_text(code));
-    }
-    std::error_code ec;
-    const std::uintmax_t bytes = fs::file_size(tmp, ec);
-    move_into_place(tmp, path);
-    return ec ? 0 : bytes;
+    return write_polydata(path, to_polydata(boundary ? s : fluid_only(s, format), format), format);
 }
 
 std::string pvtp_text(const std::vector<std::string>& sources, const VtpFormat& format,
