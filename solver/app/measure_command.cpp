@@ -133,8 +133,9 @@ int measure_command(const Options& o) {
     if (!plan.columns().empty()) {
         std::vector<std::string> comments{
             "sluice measure of run " + run.folder.string() + " (case " + c.name +
-                "): height = where the fluid fraction first falls below 1/2 above the lowest "
-                "water, probe = Shepard interpolation (cases/README.md, <gauges>); a line's "
+                "): height = where the fluid fraction falls below 1/2 above the thickest "
+                "stretch of water on the line, probe = Shepard interpolation (cases/README.md, "
+                "<gauges>); a line's "
                 "points are NAME_0 … NAME_{N-1}; empty = no fluid there",
             "t: s"};
         std::vector<std::string> names;

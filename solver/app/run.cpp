@@ -197,8 +197,8 @@ void Run::open_gauges() {
         sensor_averages_ = std::make_unique<SensorAverages>(*gauge_plan_);
         const CsvHeader h = csv_header(
             "sluice gauges of case " + c_.name + ", every " + std::to_string(c_.gauges.interval) +
-                " s (cases/README.md: height = where the fluid fraction first falls below 1/2 "
-                "above the lowest water, probe = "
+                " s (cases/README.md: height = where the fluid fraction falls below 1/2 above "
+                "the thickest stretch of water on the line, probe = "
                 "Shepard interpolation, front = farthest fluid particle with a fluid neighbour "
                 "within 2 dp, sensor = the wall's pressure on its face, corrected interpolation "
                 "of the wall particles, averaged ones the mean over the steps since the previous "

@@ -169,20 +169,34 @@ std::vector<double> GaugePlan::evaluate(const GaugeResponse& r) const {
     for (const Entry& e : entries_) {
         switch (e.kind) {
         case GaugeKind::height: {
-            // Up the line from the lowest sample in the water (φ ≥ ½): the first sample where φ
-            // falls below ½ again is above the surface; the level is the crossing between it
-            // and the one below (spray above the column does not count). DualSPHysics's SWL
-            // gauge scans the same way (Domínguez et al. 2022, Comp. Part. Mech. 9, §4).
+            // The water column is the thickest stretch of samples in the water (φ ≥ ½); the
+            // level is where φ falls below ½ above it, linearly interpolated between the
+            // samples. So a drop or a sheet of spray above the column, a thin cavity below its
+            // surface or a particle in the floor's wall layers (a stretch of a sample or two) is
+            // not its top, while a crest, part of the column, is. Ties: the lowest. The scan
+            // up the line is DualSPHysics's SWL gauge's (Domínguez et al. 2022, Comp. Part.
+            // Mech. 9, §4), which takes the first stretch instead.
             double height = empty;
             const auto phi = [&](std::size_t k) {
                 return static_cast<double>(r.sums[e.first_point + k][0]);
             };
-            std::size_t k = 0;
-            while (k < e.point_count && phi(k) < 0.5)
-                ++k;
-            if (k < e.point_count) { // water on the line: k is its lowest sample
+            std::size_t best_top = 0, best_length = 0;
+            for (std::size_t k = 0; k < e.point_count;) {
+                if (phi(k) < 0.5) {
+                    ++k;
+                    continue;
+                }
+                const std::size_t bottom = k;
                 while (k + 1 < e.point_count && phi(k + 1) >= 0.5)
                     ++k;
+                if (k + 1 - bottom > best_length) {
+                    best_length = k + 1 - bottom;
+                    best_top = k;
+                }
+                ++k;
+            }
+            if (best_length > 0) { // water on the line: best_top is its column's top sample
+                const std::size_t k = best_top;
                 const double z = line_bottom_ + (static_cast<double>(k) + 0.5) * sample_spacing_;
                 height = k + 1 == e.point_count
                              ? z

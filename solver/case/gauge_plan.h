@@ -3,8 +3,10 @@
 /// The case's <gauges> turned into backend queries and the answers into gauges.csv columns.
 ///
 /// - height: the fluid fraction φ is sampled on the vertical line every dp/4 from the bottom of
-///   the domain to its top; the height is the first point above the lowest water where φ falls
-///   below ½, linearly interpolated between samples (resolution dp/4 before interpolation). On
+///   the domain to its top; the height is where φ falls below ½ above the thickest stretch of
+///   samples with φ ≥ ½ (the water column: drops, sheets of spray and a particle in the floor's
+///   wall layers are thinner), linearly interpolated between samples (resolution dp/4 before
+///   interpolation). On
 ///   still water with a lattice surface it lies half a spacing above the top particle centres,
 ///   at the surface. No fluid on the line: empty.
 /// - probe: Shepard interpolation of each field (physics/gauges.h); no fluid in reach: empty.

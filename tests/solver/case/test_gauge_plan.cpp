@@ -59,7 +59,7 @@ TEST(GaugePlanHeight, DryLineIsEmptyAndAFullOneReadsItsTop) {
     EXPECT_NEAR(line.level([](double) { return 1.0; }), points.back()[2], 1e-6); // float points
 }
 
-TEST(GaugePlanHeight, WaterStartingAboveTheFloorIsScannedFromItsLowestSample) {
+TEST(GaugePlanHeight, WaterStartingAboveTheFloorIsFoundWhereItIs) {
     HeightLine line;
     // Nothing below 0.1 m (a dry stretch, or a wall), water 0.1 .. 0.3 m, spray at 0.5 m.
     auto profile = [](double z) {
@@ -68,4 +68,30 @@ TEST(GaugePlanHeight, WaterStartingAboveTheFloorIsScannedFromItsLowestSample) {
         return z < 0.1 ? 0.0 : std::clamp(0.5 + (0.3 - z) / 0.02, 0.0, 1.0);
     };
     EXPECT_NEAR(line.level(profile), 0.3, 1e-6);
+}
+
+/// The level gauges' one-sample drops (issue 41): a fluid particle caught in the floor's wall
+/// layers under the line, or a thin gap in the fraction just above the floor, made a stretch
+/// of water below the column that the first-stretch scan took for the column, reading a level
+/// near the floor for one sample. The column is the thickest stretch.
+TEST(GaugePlanHeight, AStretchBelowTheColumnIsNotItsTop) {
+    HeightLine line;
+    auto column = [](double z) {
+        return z < 0.0 ? 0.0 : std::clamp(0.5 + (0.5 - z) / 0.02, 0.0, 1.0);
+    };
+    // A particle in the floor's layers: φ ≥ ½ over a sample or two at z ≈ −0.03 m.
+    auto particle_in_floor = [&](double z) { return z > -0.032 && z < -0.026 ? 0.7 : column(z); };
+    EXPECT_NEAR(line.level(particle_in_floor), 0.5, 1e-6);
+    // The fraction dipping below ½ for one sample at the floor (the half-space fraction sits at
+    // ½ on the wall's face): the stretch below the dip is one sample thick.
+    auto dip_at_floor = [&](double z) { return z > 0.004 && z < 0.009 ? 0.45 : column(z); };
+    EXPECT_NEAR(line.level(dip_at_floor), 0.5, 1e-6);
+    // A crest is part of the column: the level follows it.
+    auto crest = [](double z) {
+        return z < 0.0 ? 0.0 : std::clamp(0.5 + (0.58 - z) / 0.02, 0.0, 1.0);
+    };
+    EXPECT_NEAR(line.level(crest), 0.58, 1e-6);
+    // A sheet of spray thicker than a drop but thinner than the column still does not count.
+    auto sheet = [&](double z) { return z > 0.6 && z < 0.7 ? 1.0 : column(z); };
+    EXPECT_NEAR(line.level(sheet), 0.5, 1e-6);
 }
