@@ -4,6 +4,7 @@ experiment.
 
     python3 postprocess/plot_gauges.py RUN_DIR [--exp CSV] [--map GAUGE=COLUMN ...]
                                        [--out DIR] [--t-range T0 T1] [--robust SECONDS]
+                                       [--csv FILE ...]
 
 RUN_DIR is a sluice output folder holding gauges.csv (written by `sluice run` for a case with
 <gauges>), forces.csv (written for a case with named objects: the fluid's force and moment on
@@ -18,6 +19,7 @@ axis), each titled by the case (summary.json's name, else the folder's):
                  (NAME.pressure)
   velocities.png probe velocities (NAME.velocity_x/_y/_z: one panel per probe)
   densities.png  probe densities (NAME.density)
+  fractions.png  probe fluid fractions (NAME.fraction: 1 in the water, 0 away from it)
   forces.png     forces on bodies (NAME.Fx/.Fy/.Fz: a panel per component, whose scales differ;
                  N in 3D, N/m in 2D)
   moments.png    moments on bodies (NAME.Mx/.My/.Mz: a panel per component; N*m, or N*m/m in 2D)
@@ -32,6 +34,8 @@ bodies.csv's columns go to PNGs of their own, a panel per body:
                                per component
   bodies_springs_contacts.png  NAME.spring_F* and NAME.contact_F*
 and, in general, one PNG per unit for whatever else is there.
+--csv FILE (repeatable): draw FILE instead of RUN_DIR's series: any CSV in gauges.csv's format,
+such as `sluice measure`'s NAME.csv (its points, lines and levels, measured after the run).
 
 --exp CSV (or --experiment CSV): an experiment with a `t` column (s) and columns named like the
 gauges (e.g. H2, P1, P1.pressure, box.Fx; '#' comment lines allowed). --map GAUGE=COLUMN pairs
@@ -134,6 +138,8 @@ def group_of(name, unit, kinds=None):
         return "velocities", "velocity (m/s)"
     if name.endswith(".density"):
         return "densities", "density (kg/m3)"
+    if name.endswith(".fraction"):
+        return "fractions", "fluid fraction"
     if unit == "m":
         return "heights", "height / position (m)"
     return f"unit_{unit.replace('/', '_per_')}", unit
@@ -361,12 +367,19 @@ def parse(argv):
     parser.add_argument("--robust", type=float, default=0.005, metavar="SECONDS",
                         help="running-median window for the y-range (default 0.005 s, at least "
                         f"{MIN_WINDOW} samples); 0: every value in range")
+    parser.add_argument("--csv", action="append", metavar="FILE",
+                        help="draw this CSV in gauges.csv's format (e.g. `sluice measure`'s "
+                        "NAME.csv) instead of RUN_DIR's series (repeatable)")
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse(argv)
-    paths = [os.path.join(args.run_dir, name) for name in SERIES_FILES]
+    for path in args.csv or []:
+        if not os.path.isfile(path):
+            print(f"plot_gauges: --csv {path}: no such file", file=sys.stderr)
+            return 2
+    paths = args.csv or [os.path.join(args.run_dir, name) for name in SERIES_FILES]
     paths = [path for path in paths if os.path.exists(path)]
     if not paths:
         print(f"plot_gauges: {os.path.join(args.run_dir, 'gauges.csv')} not found, nor "

@@ -213,6 +213,25 @@ class PlotGauges(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(out)), ["forces.png", "heights.png", "moments.png",
                                                    "pressures.png", "velocities.png"])
 
+    def test_a_measurement_csv_is_drawn_like_gauges(self):
+        """`sluice measure`'s NAME.csv through --csv: its probes' fields and fractions, a level."""
+        path = os.path.join(self.dir, "measure.csv")
+        with open(path, "w") as f:
+            f.write("# sluice measure\n# t: s\n# P1.pressure: Pa\n# P1.fraction: 1\n# H1: m\n")
+            f.write("t,P1.pressure,P1.fraction,H1\n")
+            for tk in self.t:
+                f.write(f"{tk:.6g},{1000 * tk:.6g},{1 - 0.5 * tk:.6g},{0.4 + 0.1 * tk:.6g}\n")
+        out = os.path.join(self.dir, "measured")
+        r = run(self.dir, "--csv", path, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(p for p in os.listdir(out) if p.endswith(".png")),
+                         ["fractions.png", "heights.png", "pressures.png"])
+        for png in ("fractions.png", "heights.png", "pressures.png"):
+            self.assert_png(os.path.join(out, png))
+        r = run(self.dir, "--csv", os.path.join(self.dir, "nowhere.csv"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--csv", r.stderr)
+
     def test_only_forces(self):
         folder = os.path.join(self.dir, "forces_only")
         self.write_forces(folder)
