@@ -33,9 +33,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// Grid points asked of the sampler at once: bounds the request's and the answer's memory
-/// (36 bytes a point on each side) however large the grid.
-constexpr std::size_t points_per_request = std::size_t{1} << 24;
+/// Grid points asked of the sampler at once: bounds the answer's memory (4 bytes a point)
+/// however large the grid.
+constexpr std::uint64_t points_per_request = std::uint64_t{1} << 26;
 
 /// The grid: `count` points per axis from `origin`, `spacing` apart; in 2D the second axis is z
 /// (the image's y) and the third has one point.
@@ -70,43 +70,28 @@ Grid grid_around(const SnapshotSampler& sampler, int dimension, double spacing,
     return g;
 }
 
-/// The 3D position of grid point (i, j, k) (2D: the image's j is z).
-std::array<float, 3> grid_point(const Grid& g, int dimension, std::size_t i, std::size_t j,
-                                std::size_t k) {
-    const double x = g.origin[0] + static_cast<double>(i) * g.spacing;
-    const double b = g.origin[1] + static_cast<double>(j) * g.spacing;
-    if (dimension == 2)
-        return {static_cast<float>(x), 0.0f, static_cast<float>(b)};
-    const double z = g.origin[2] + static_cast<double>(k) * g.spacing;
-    return {static_cast<float>(x), static_cast<float>(b), static_cast<float>(z)};
-}
-
-/// φ at every grid point, in VTK's image order (x fastest), asked in slabs of whole rows.
-vtkSmartPointer<vtkImageData> fluid_fraction_image(SnapshotSampler& sampler, int dimension,
-                                                   const Grid& g) {
+/// φ at every grid point, in VTK's image order (x fastest), asked in slabs of points.
+vtkSmartPointer<vtkImageData> fluid_fraction_image(SnapshotSampler& sampler, const Grid& g) {
+    FractionGrid grid;
+    for (int a = 0; a < 3; ++a) {
+        grid.origin[a] = static_cast<float>(g.origin[a]);
+        grid.counts[a] = static_cast<std::uint32_t>(g.count[a]);
+    }
+    grid.spacing = static_cast<float>(g.spacing);
     auto image = vtkSmartPointer<vtkImageData>::New();
     image->SetDimensions(static_cast<int>(g.count[0]), static_cast<int>(g.count[1]),
                          static_cast<int>(g.count[2]));
-    image->SetOrigin(g.origin[0], g.origin[1], g.origin[2]);
-    image->SetSpacing(g.spacing, g.spacing, g.spacing);
+    // The points the sampler made (physics/gauges.h, grid_point), in float as it made them.
+    image->SetOrigin(grid.origin[0], grid.origin[1], grid.origin[2]);
+    image->SetSpacing(grid.spacing, grid.spacing, grid.spacing);
     vtkNew<vtkFloatArray> phi;
     phi->SetName("fluid_fraction");
     phi->SetNumberOfTuples(static_cast<vtkIdType>(g.size()));
-    const std::size_t row = g.count[0];
-    const std::size_t rows = g.count[1] * g.count[2];
-    const std::size_t rows_per_request = std::max<std::size_t>(1, points_per_request / row);
-    GaugeRequest request;
-    for (std::size_t first = 0; first < rows; first += rows_per_request) {
-        const std::size_t last = std::min(rows, first + rows_per_request);
-        request.points.clear();
-        for (std::size_t r = first; r < last; ++r)
-            for (std::size_t i = 0; i < row; ++i)
-                request.points.push_back(
-                    grid_point(g, dimension, i, r % g.count[1], r / g.count[1]));
-        const GaugeResponse response = sampler.sample(request);
-        float* out = phi->GetPointer(static_cast<vtkIdType>(first * row));
-        for (std::size_t p = 0; p < response.sums.size(); ++p)
-            out[p] = response.sums[p][0];
+    for (std::uint64_t first = 0; first < g.size(); first += points_per_request) {
+        grid.first = first;
+        grid.points = std::min<std::uint64_t>(points_per_request, g.size() - first);
+        const std::vector<float> part = sampler.fraction_grid(grid);
+        std::copy(part.begin(), part.end(), phi->GetPointer(static_cast<vtkIdType>(first)));
     }
     image->GetPointData()->SetScalars(phi);
     return image;
@@ -192,7 +177,7 @@ vtkSmartPointer<vtkPolyData> free_surface(SnapshotSampler& sampler, int dimensio
         const Grid g = grid_around(sampler, dimension, settings.spacing, max_grid_points);
         spent.grid_points = g.size();
         auto start = std::chrono::steady_clock::now();
-        const vtkSmartPointer<vtkImageData> image = fluid_fraction_image(sampler, dimension, g);
+        const vtkSmartPointer<vtkImageData> image = fluid_fraction_image(sampler, g);
         spent.grid_seconds = seconds_since(start);
         start = std::chrono::steady_clock::now();
         surface = contour(image, dimension, settings.level);

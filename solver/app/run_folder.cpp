@@ -192,6 +192,12 @@ void SnapshotSampler::load(const Snapshot& s, const fs::path& file) {
         simulation_ = make_simulation(c, backend_, state);
 }
 
+std::vector<float> SnapshotSampler::fraction_grid(const FractionGrid& grid) {
+    if (!simulation_)
+        return std::vector<float>(grid.points, 0.0f);
+    return simulation_->sample_fraction_grid(grid);
+}
+
 GaugeResponse SnapshotSampler::sample(const GaugeRequest& request) {
     if (!simulation_) {
         GaugeResponse none;

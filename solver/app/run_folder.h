@@ -61,6 +61,9 @@ public:
     /// points only (no fronts, wall points or bodies: the snapshot's walls are not loaded).
     /// Points where no fluid is in reach get zeros.
     GaugeResponse sample(const GaugeRequest& request);
+    /// φ at the points of a regular grid (Simulation::sample_fraction_grid: the points made
+    /// where the state lives, only φ returned); zeros without fluid.
+    std::vector<float> fraction_grid(const FractionGrid& grid);
     std::size_t fluid_particles() const { return fluid_; }
     /// The kernel support 2h (m).
     double support() const;

@@ -90,6 +90,14 @@ public:
     /// small copy per call); synchronous. Allocates only when a request grows.
     virtual GaugeResponse sample_gauges(const GaugeRequest& request) = 0;
 
+    /// The fluid fraction φ (physics/gauges.h: GaugeVisitor's sum, the gauges' own) at the points
+    /// [grid.first, grid.first + grid.points) of a regular grid, in its x-fastest order: the
+    /// points are generated where the state lives (no upload) and only φ comes back, so a grid of
+    /// 10⁷ points costs milliseconds on a GPU. On the current state, through the neighbour
+    /// structure of the step's last pass (as sample_gauges). Synchronous.
+    /// \throws std::logic_error over several processes (the post-processing commands run one).
+    virtual std::vector<float> sample_fraction_grid(const FractionGrid& grid) = 0;
+
     /// The same, started without waiting: begin_gauges() queues the work behind the current
     /// state (the CUDA backend: kernels and a copy to pinned memory on the simulation's stream)
     /// and returns at once; the future's get() (from any thread) waits for the copy and returns

@@ -54,6 +54,19 @@ struct FloatingSample {
 /// 2D uses the first 12 entries.
 using WallSums = std::array<float, 20>;
 
+/// A regular grid of query points for the fluid fraction (Simulation::sample_fraction_grid; what
+/// `sluice surface` contours). Point (i, j, l), i fastest, lies at origin + (i, j, l)·spacing; in
+/// 2D the grid lies in the x–z plane: origin and counts are (x, z, ·), l = 0 (physics/gauges.h,
+/// grid_point). Only the points [first, first + points) of the grid's x-fastest order are asked.
+/// Plain arrays: the struct goes to the device as a kernel argument and is read there.
+struct FractionGrid {
+    float origin[3] = {0.0f, 0.0f, 0.0f}; ///< m
+    float spacing = 0.0f;                 ///< m
+    std::uint32_t counts[3] = {1, 1, 1};
+    std::uint64_t first = 0;
+    std::uint64_t points = 0;
+};
+
 struct GaugeResponse {
     /// Per query point: φ, Σ V W ρ, Σ V W p, Σ V W v (x, y, z; 2D: y = 0).
     std::vector<std::array<float, 6>> sums;

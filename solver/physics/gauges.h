@@ -11,6 +11,7 @@
 /// integral), so the ½-level of φ on a vertical line is the water height (Monaghan 2005, §5.3
 /// uses the same fraction for surfaces; DualSPHysics's MeasureTool takes a mass threshold).
 
+#include "io/gauge_samples.h"
 #include "neighbours/vec.h"
 #include "physics/corrected_interpolation.h"
 #include "physics/physics.h"
@@ -49,6 +50,23 @@ struct GaugeVisitor {
         sums.w_velocity = sums.w_velocity + vw * m.velocity;
     }
 };
+
+/// Point k (x-fastest order) of a grid (io/gauge_samples.h, FractionGrid): origin + (i, j, l)·
+/// spacing; in 2D (x, z) = origin + (i, j)·spacing. One source for both backends, so they sample
+/// the same points.
+template <int D>
+SLUICE_HD SLUICE_INLINE Vec<D> grid_point(const FractionGrid& g, std::uint64_t k) {
+    const auto i = static_cast<std::uint32_t>(k % g.counts[0]);
+    const std::uint64_t row = k / g.counts[0];
+    Vec<D> p;
+    p[0] = g.origin[0] + static_cast<float>(i) * g.spacing;
+    p[1] =
+        g.origin[1] + static_cast<float>(static_cast<std::uint32_t>(row % g.counts[1])) * g.spacing;
+    if constexpr (D == 3)
+        p[2] = g.origin[2] +
+               static_cast<float>(static_cast<std::uint32_t>(row / g.counts[1])) * g.spacing;
+    return p;
+}
 
 /// A pressure sensor's sums: the corrected interpolation (corrected_interpolation.h) of the
 /// boundary particles' pressure f_j = p_j at a point x_s on a wall surface, solved on the host

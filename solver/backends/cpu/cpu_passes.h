@@ -141,6 +141,11 @@ void index_slots(CpuState<D>& s);
 template <int D>
 GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const GaugeRequest& request);
 
+/// Simulation::sample_fraction_grid. \throws std::logic_error over several processes.
+template <int D>
+std::vector<float> sample_fraction_grid(const StepPlan<D>& plan, CpuState<D>& s,
+                                        const FractionGrid& grid);
+
 template <int D>
 Snapshot snapshot(const StepPlan<D>& plan, const CpuState<D>& s);
 

@@ -96,6 +96,9 @@ public:
     GaugeResponse sample_gauges(const GaugeRequest& request) override {
         return cpu::sample_gauges(plan_, s_, request);
     }
+    std::vector<float> sample_fraction_grid(const FractionGrid& grid) override {
+        return cpu::sample_fraction_grid(plan_, s_, grid);
+    }
 
 private:
     /// The particle arrays from `state`, the integrator's previous_* where it uses them.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -156,7 +157,43 @@ GaugeResponse sample_gauges(const StepPlan<D>& plan, CpuState<D>& s, const Gauge
     return out;
 }
 
+template <int D>
+std::vector<float> sample_fraction_grid(const StepPlan<D>& plan, CpuState<D>& s,
+                                        const FractionGrid& grid) {
+    if (s.comm)
+        throw std::logic_error("sample_fraction_grid: one process only");
+    for (std::uint32_t i = 0; i < s.size(); ++i) // as sample_gauges: the current densities'
+        s.pressure[i] = tait_pressure(plan.fluid, s.density[i]);
+    const ParticlesView<D> particles = s.particles_view();
+    StageClock clock(s.gauge_seconds);
+    std::vector<float> phi(grid.points);
+    dispatch_neighbour_query<D>(
+        plan.query, current_view(plan, s), [&](auto query, const auto& view) {
+            std::visit(
+                [&](const auto& kernel) {
+                    using QueryT = decltype(query);
+                    using KernelT = std::decay_t<decltype(kernel)>;
+                    const std::int64_t n = static_cast<std::int64_t>(grid.points);
+#pragma omp parallel for schedule(dynamic, 1024)
+                    for (std::int64_t k = 0; k < n; ++k) {
+                        GaugeVisitor<D, KernelT, ParticlesView<D>> visitor{particles, kernel,
+                                                                           plan.fluid};
+                        for_each_neighbour<QueryT>(
+                            view, grid_point<D>(grid, grid.first + static_cast<std::uint64_t>(k)),
+                            visitor);
+                        phi[k] = visitor.sums.w;
+                    }
+                },
+                plan.kernel);
+        });
+    return phi;
+}
+
 template GaugeResponse sample_gauges<2>(const StepPlan<2>&, CpuState<2>&, const GaugeRequest&);
 template GaugeResponse sample_gauges<3>(const StepPlan<3>&, CpuState<3>&, const GaugeRequest&);
+template std::vector<float> sample_fraction_grid<2>(const StepPlan<2>&, CpuState<2>&,
+                                                    const FractionGrid&);
+template std::vector<float> sample_fraction_grid<3>(const StepPlan<3>&, CpuState<3>&,
+                                                    const FractionGrid&);
 
 } // namespace sluice::cpu

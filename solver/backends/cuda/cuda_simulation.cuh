@@ -88,6 +88,8 @@ public:
     }
     SimulationState save_state() const override;
     GaugeResponse sample_gauges(const GaugeRequest& request) override;
+    std::vector<float>
+    sample_fraction_grid(const FractionGrid& grid) override; ///< fraction_grid.cu
     std::future<GaugeResponse> begin_gauges(const GaugeRequest& request) override;
     std::future<GaugeResponse> step_and_sample(const GaugeRequest& request, double before) override;
 
@@ -125,6 +127,9 @@ public:
     template <class QueryT, class ViewT>
     void launch_front(const ViewT& view, const GaugeRequest::Front& f, float distance,
                       std::uint32_t* d_keys, cudaStream_t stream);
+    template <class QueryT, class ViewT, class KernelT>
+    void launch_fraction_grid(const ViewT& view, const KernelT& kernel, const FractionGrid& grid,
+                              std::uint32_t count); ///< into fraction_grid_, on stream_
 
 private:
     using Stage = StepStage;
@@ -249,6 +254,8 @@ private:
     [[noreturn]] void fail(std::uint32_t device_bad_count);
     /// The gauge sample of this process's state (begin_gauges without several GPUs).
     std::future<GaugeResponse> begin_local_gauges(const GaugeRequest& request);
+    /// A sample before the first step (t = 0, a restart) builds the structure first.
+    void prepare_view_for_sampling();
 
     // Several GPUs (class comment).
     const std::uint32_t* d_tags() const { return comm_ ? tags_[current_].get() : nullptr; }
@@ -395,6 +402,8 @@ private:
 
     // gauges: query points and their sums (grown on demand, never in a step), a key for fronts
     DeviceArray<Vec<D>> gauge_points_;
+    DeviceArray<float> fraction_grid_; ///< sample_fraction_grid's φ (grown on demand)
+    std::size_t fraction_capacity_ = 0;
     static constexpr int front_keys = GaugeResultPool<D>::front_keys;
     DeviceArray<std::uint32_t> front_keys_;
     std::size_t gauge_capacity_ = 0, front_capacity_ = 0;

@@ -73,6 +73,26 @@ __global__ void __launch_bounds__(interaction_block) point_sums_kernel(
         sums[k] = visitor.sums;
 }
 
+/// The fluid fraction φ (GaugeVisitor's w) at points first … first + count − 1 of a regular grid
+/// (physics/gauges.h, grid_point), one warp per point as point_sums_kernel, the point generated
+/// here rather than read.
+template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
+__global__ void __launch_bounds__(interaction_block)
+    fraction_grid_kernel(ViewT view, PackedParticlesView<D> particles, KernelT kernel,
+                         FluidConstants c, FractionGrid grid, std::uint32_t count,
+                         float* __restrict__ phi) {
+    const std::uint32_t k = (blockIdx.x * interaction_block + threadIdx.x) / 32;
+    const std::uint32_t lane = threadIdx.x & 31;
+    if (k >= count) // whole warps leave together: count is per warp
+        return;
+    const Vec<D> x = grid_point<D>(grid, grid.first + k);
+    GaugeVisitor<D, KernelT, PackedParticlesView<D>> visitor{particles, kernel, c};
+    for_each_neighbour_shared<QueryT>(view, x, lane, 32u, visitor);
+    warp_sum_into_lane0(visitor.sums);
+    if (lane == 0)
+        phi[k] = visitor.sums.w;
+}
+
 /// *key = max(*key, the warp's largest `mine`): one atomicMax per warp (0 is "none").
 __device__ __forceinline__ void warp_max_into(std::uint32_t* key, std::uint32_t mine) {
     for (int offset = 16; offset > 0; offset /= 2)

@@ -227,17 +227,21 @@ std::future<GaugeResponse> CudaSimulation<D>::begin_gauges(const GaugeRequest& r
 }
 
 template <int D>
+void CudaSimulation<D>::prepare_view_for_sampling() {
+    if (view_ready_)
+        return;
+    // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers motion and
+    // id into the new order; the positions follow here (in a step the integration writes them in
+    // that order from the sorted copy). An index layout keeps the state's order: nothing moves.
+    rebuild();
+    if (plan_.layout == Layout::reorder)
+        SLUICE_CUDA_CHECK(cudaMemcpyAsync(positions(), view_positions(), n_ * sizeof(Vec<D>),
+                                          cudaMemcpyDeviceToDevice, stream_));
+}
+
+template <int D>
 std::future<GaugeResponse> CudaSimulation<D>::begin_local_gauges(const GaugeRequest& request) {
-    if (!view_ready_) {
-        // t = 0 or a restart: no build yet that the state is ordered by. rebuild() gathers
-        // motion and id into the new order; the positions follow here (in a step the
-        // integration writes them in that order from the sorted copy). An index layout keeps
-        // the state's order: nothing moves.
-        rebuild();
-        if (plan_.layout == Layout::reorder)
-            SLUICE_CUDA_CHECK(cudaMemcpyAsync(positions(), view_positions(), n_ * sizeof(Vec<D>),
-                                              cudaMemcpyDeviceToDevice, stream_));
-    }
+    prepare_view_for_sampling();
     // Kept lists: the sample goes on gauge_stream_, after what stream_ holds now and beside the
     // next step's passes that only read (fence_gauge_reads). Its walk's skin is then the lists'
     // move (list_moved_, integrate()), which only a build and the Checks pass write, not the
@@ -527,6 +531,7 @@ template std::future<Snapshot> CudaSimulation<2>::begin_snapshot();
 template std::future<GaugeResponse> CudaSimulation<2>::begin_gauges(const GaugeRequest&);
 template std::future<GaugeResponse> CudaSimulation<2>::step_and_sample(const GaugeRequest&, double);
 template std::future<GaugeResponse> CudaSimulation<2>::begin_local_gauges(const GaugeRequest&);
+template void CudaSimulation<2>::prepare_view_for_sampling();
 template GaugeResponse CudaSimulation<2>::sample_gauges(const GaugeRequest&);
 template SimulationState CudaSimulation<2>::save_state() const;
 template std::vector<Exclusion> CudaSimulation<2>::take_exclusions();
@@ -538,6 +543,7 @@ template std::future<Snapshot> CudaSimulation<3>::begin_snapshot();
 template std::future<GaugeResponse> CudaSimulation<3>::begin_gauges(const GaugeRequest&);
 template std::future<GaugeResponse> CudaSimulation<3>::step_and_sample(const GaugeRequest&, double);
 template std::future<GaugeResponse> CudaSimulation<3>::begin_local_gauges(const GaugeRequest&);
+template void CudaSimulation<3>::prepare_view_for_sampling();
 template GaugeResponse CudaSimulation<3>::sample_gauges(const GaugeRequest&);
 template SimulationState CudaSimulation<3>::save_state() const;
 template std::vector<Exclusion> CudaSimulation<3>::take_exclusions();

@@ -90,8 +90,9 @@ TEST_F(Cli, BadCommandLinesExit2) {
     }
     EXPECT_TRUE(contains(sluice("run small.xml --neighbours bucket/strips/1", dir_).output,
                          "counting-sort, radix-sort"));
-    EXPECT_TRUE(contains(sluice("frobnicate small.xml", dir_).output,
-                         "unknown command 'frobnicate' (valid: run, check, bench, tune)"));
+    EXPECT_TRUE(contains(
+        sluice("frobnicate small.xml", dir_).output,
+        "unknown command 'frobnicate' (valid: run, check, bench, tune, surface, measure)"));
     const Result no_case = sluice("run", dir_);
     EXPECT_TRUE(contains(no_case.output, "CASE.xml is required")) << no_case.output;
     EXPECT_TRUE(contains(no_case.output, "sluice run --help")) << no_case.output;

@@ -3,6 +3,7 @@
 // pressure, the surface series opens as a series, and bad input exits 2 leaving nothing
 // half-written.
 
+#include "backends/backend_options.h"
 #include "cli.h"
 
 #include <cmath>
@@ -68,6 +69,31 @@ TEST_F(CliSeries, MeasureAtAGaugeEqualsTheGauge) {
         ASSERT_EQ(g.size(), m.size()) << column;
         for (std::size_t k = 0; k < g.size(); ++k)
             EXPECT_NEAR(m[k], g[k], 1e-5 * std::abs(g[k]) + 1e-9) << column << " row " << k;
+    }
+}
+
+/// The same on the GPU: the run's gauges and the measurement both on the CUDA backend. The run's
+/// gauge reads its neighbour structure's positions, up to one step older than the snapshot's
+/// (in still water |v|·dt ≈ 10⁻⁷ m), and the warps sum in another order: 10⁻⁴ relative.
+TEST_F(CliSeries, MeasureOnTheGpuEqualsTheGpuRunsGauge) {
+    if (!sluice::cuda_device_available())
+        GTEST_SKIP() << "no CUDA device";
+    const Result run = sluice("run " SLUICE_CASES_DIR "/still_water2d.xml --backend cuda "
+                              "--end-time 0.3 --out gpu",
+                              dir_);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const Result r = sluice("measure gpu --backend cuda --point d010=0.5,0.4 --point "
+                            "d025=0.5,0.25 --height level=0.5 --fields pressure",
+                            dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto gauges = read_csv(dir_ / "gpu" / "gauges.csv");
+    const auto measured = read_csv(dir_ / "gpu" / "measure.csv");
+    for (const char* column : {"level", "d010.pressure", "d025.pressure"}) {
+        const std::vector<double>& g = gauges.at(column);
+        const std::vector<double>& m = measured.at(column);
+        ASSERT_EQ(g.size(), m.size()) << column;
+        for (std::size_t k = 0; k < g.size(); ++k)
+            EXPECT_NEAR(m[k], g[k], 1e-4 * std::abs(g[k]) + 1e-9) << column << " row " << k;
     }
 }
 
