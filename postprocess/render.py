@@ -1,18 +1,30 @@
 #!/usr/bin/env pvpython
-"""Renders a sluice run with ParaView: fluid particles as Point Gaussian splats, coloured, the
-walls and obstacles as a translucent grey layer, the camera framed on the fluid.
+"""Renders a sluice run with ParaView: the water as its free surface (where `sluice surface`
+made one) or as fluid particles, coloured, the walls and obstacles as a translucent grey layer,
+the camera framed on the fluid; a picture, every snapshot's, or a movie.
 
-    pvbatch postprocess/render.py RUN_DIR [--time T | --all] [--field pressure|velocity|density]
+    pvbatch postprocess/render.py RUN_DIR [--time T | --all] [--movie FILE.mp4 [--fps F]]
+                                  [--draw surface|particles|auto]
+                                  [--field pressure|velocity|density]
                                   [--range LO HI] [--region X0 X1 [Y0 Y1] Z0 Z1]
                                   [--walls translucent|none] [--out DIR] [--size WxH]
 
 (headless: `xvfb-run -a -s "-screen 0 1280x1024x24" pvbatch ...`, with LIBGL_ALWAYS_SOFTWARE=1
-where there is no GPU; ParaView is the Debian package `paraview`.)
+where there is no GPU; ParaView is the Debian package `paraview`, --movie needs `ffmpeg`.)
 
-RUN_DIR is a sluice output folder: its .pvd series is opened and split by `type` (0 fluid,
-1 boundary). Each fluid particle is drawn as a Gaussian splat of radius dp/2 (dp from
-summary.json) and coloured by the field (velocity: its magnitude) with a range taken from the
-fluid alone, over the frames drawn. The boundary particles (tank walls and obstacles) are
+RUN_DIR is a sluice output folder: its particle series, <case>.pvd, is opened and split by
+`type` (0 fluid, 1 boundary). The water is drawn one of two ways (--draw; auto, the default,
+takes the surface where RUN_DIR holds <case>_surface.pvd, else the particles):
+- surface: the free surface `sluice surface RUN_DIR` wrote (<case>_surface_NNNN.vtp), coloured
+  by the field on its points. 3D: its triangles, smooth-shaded on its normals. 2D: its lines
+  SURFACE_LINE_WIDTH px wide around the water body, filled in WATER_RGB, with the fluid
+  particles drawn faintly over it (opacity FAINT_OPACITY, coloured alike). Each frame takes
+  the surface of the nearest time (a note is printed where that is not the frame's own); --all
+  and --movie draw the snapshots that have a surface (every N-th for `sluice surface --every
+  N`). Spray too thin to hold a surface shows in 2D only (its faint particles).
+- particles: each fluid particle a Gaussian splat of radius dp/2 (dp from summary.json).
+The colour range (velocity: its magnitude) is the water's over the frames drawn (a movie's
+colours mean the same in every frame). The boundary particles (tank walls and obstacles) are
 drawn as grey splats of the same size at opacity WALL_OPACITY, so the structures show without
 hiding the water behind them (--walls none hides them). The camera is framed on the fluid, not
 on the tank: on the box that holds the fluid's particles between the 0.5th and 99.5th
@@ -25,13 +37,21 @@ distance where the box's bounding sphere fills the view's height.
 
 --time T   the snapshot nearest to T s (default: the last one)
 --all      every snapshot, as frame_NNNN.png (an animation's frames)
---range LO HI            the colour bar's range (default: the fluid's over the frames drawn)
+--movie FILE.mp4         every snapshot (as --all), encoded by ffmpeg (H.264, yuv420p) at
+                         --fps F frames per second (default DEFAULT_FPS); the frames go to a
+                         temporary folder, removed afterwards, unless --out is given. The movie
+                         is written whole or not at all (a temporary name beside it, renamed).
+                         Without ffmpeg on PATH: exit status 2 before anything is drawn.
+--range LO HI            the colour bar's range (default: the water's over the frames drawn)
 --region X0 X1 Z0 Z1     (3D: X0 X1 Y0 Y1 Z0 Z1, m) frame this box instead of the fluid's: a
                          zoom on a part of a long flume, or a fixed frame for a movie
 Each picture is stamped with its time. A run that wrote its walls in the first snapshot only
 (`<output boundary="first">`) has them drawn in every frame: the first snapshot's boundary
 particles that the later ones do not carry (the moving and floating objects are in every one).
-Writes DIR/<case>_<field>_t<T>.png (or the frames) to --out (default RUN_DIR/render).
+Writes DIR/<case>_<field>_t<T>.png (the surface: <case>_surface_<field>_t<T>.png, or the
+frames) to --out (default RUN_DIR/render). Exit status 2 for options that do not fit the run.
+
+The free-surface and movie helpers (and SURFACE_LINE_WIDTH, WATER_RGB) are in render_surface.py.
 """
 import argparse
 import glob
@@ -42,6 +62,14 @@ import shutil
 import sys
 import tempfile
 
+# render_surface.py lies beside this script, here and where installed (CMakeLists.txt installs
+# every postprocess/*.py side by side). python3 and pvbatch put a script's folder on the path;
+# it is put there here too, for a render.py imported or started some other way.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+import render_surface  # noqa: E402
+
 WALL_OPACITY = 0.3
 MARGIN = 0.05  # of the fluid box's size, on every side
 FRAMING_FRAMES = 24
@@ -49,6 +77,8 @@ SPRAY_PERCENTILE = 0.5  # per cent of the fluid's particles left out on each sid
 VIEW_ANGLE = 30.0  # degrees, ParaView's default
 VIEW_FROM_3D = (-0.6, -1.6, 1.0)  # direction from the fluid to the camera: front-left, above
 BAR_ROOM = 0.16  # 2D: the bottom part of the picture left to the (horizontal) colour bar
+FAINT_OPACITY = 0.35  # 2D: the fluid particles drawn over the water body, inside its surface
+DEFAULT_FPS = 20
 
 
 def robust_bounds(points, percentile=SPRAY_PERCENTILE):
@@ -117,6 +147,22 @@ def snapshot_files(pvd):
     folder = os.path.dirname(pvd)
     return {float(d.get("timestep")): os.path.join(folder, d.get("file"))
             for d in ET.parse(pvd).getroot().iter("DataSet")}
+
+
+def particle_series(run_dir):
+    """The run's particle series: RUN_DIR/<case>.pvd with <case> from summary.json where that
+    file names one that exists, else the first .pvd by name that is not a free-surface series
+    (`*_surface.pvd`); None for a folder without one. (`sluice measure` and `sluice surface`
+    write their own .pvd series, <case>_<name>.pvd, beside the particles'.)"""
+    summary = os.path.join(run_dir, "summary.json")
+    if os.path.exists(summary):
+        with open(summary, encoding="utf-8") as f:
+            case = json.load(f).get("case")
+        if case and os.path.exists(os.path.join(run_dir, case + ".pvd")):
+            return os.path.join(run_dir, case + ".pvd")
+    pvds = [p for p in sorted(glob.glob(os.path.join(run_dir, "*.pvd")))
+            if not p.endswith("_surface.pvd")]
+    return pvds[0] if pvds else None
 
 
 def fluid_points(path):
@@ -204,6 +250,26 @@ def fixed_walls(pvd, folder):
     return path
 
 
+def particles_of_type(pv, reader, kind):
+    """The particles of `type` `kind` (0 fluid, 1 boundary) of `reader`'s series."""
+    threshold = pv.Threshold(Input=reader)
+    threshold.Scalars = ["POINTS", "type"]
+    threshold.LowerThreshold = kind
+    threshold.UpperThreshold = kind
+    return threshold
+
+
+def show_fluid(pv, source, view, radius, opacity):
+    """`source`'s points as Point Gaussian splats of `radius` at `opacity` in `view`; returns
+    the display, for the caller to colour."""
+    display = pv.Show(source, view)
+    display.SetRepresentationType("Point Gaussian")
+    display.GaussianRadius = radius
+    if opacity < 1.0:
+        display.Opacity = opacity
+    return display
+
+
 def show_walls(pv, source, view, radius):
     """`source`'s points as translucent grey Point Gaussian splats of `radius` in `view`."""
     display = pv.Show(source, view)
@@ -234,81 +300,82 @@ def region_box(values, two_d):
 
 def parse(argv):
     parser = argparse.ArgumentParser(
-        description="Render a sluice run's particles with ParaView (pvbatch/pvpython).")
+        description="Render a sluice run's water with ParaView (pvbatch/pvpython).")
     parser.add_argument("run_dir", help="sluice output folder with a .pvd series")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--time", type=float, help="simulated time in s (nearest snapshot)")
     which.add_argument("--all", action="store_true", help="every snapshot, as numbered frames")
+    parser.add_argument("--movie", metavar="FILE.mp4",
+                        help="every snapshot (as --all), encoded by ffmpeg into an H.264 MP4")
+    parser.add_argument("--fps", type=float, default=DEFAULT_FPS,
+                        help=f"the movie's frames per second (default {DEFAULT_FPS})")
+    parser.add_argument("--draw", choices=["surface", "particles", "auto"], default="auto",
+                        help="the water as its free surface (`sluice surface`), as particles, "
+                             "or auto: the surface where the run folder holds its series")
     parser.add_argument("--field", choices=["pressure", "velocity", "density"],
                         default="pressure")
     parser.add_argument("--range", nargs=2, type=float, metavar=("LO", "HI"),
-                        help="colour range (default: the fluid's over the frames drawn)")
+                        help="colour range (default: the water's over the frames drawn)")
     parser.add_argument("--region", nargs="+", type=float, metavar="M",
                         help="frame this box: X0 X1 Z0 Z1 (2D) or X0 X1 Y0 Y1 Z0 Z1 (3D), m")
     parser.add_argument("--walls", choices=["translucent", "none"], default="translucent",
                         help="boundary particles as translucent grey splats, or hidden")
-    parser.add_argument("--out", help="output folder (default RUN_DIR/render)")
+    parser.add_argument("--out", help="output folder (default RUN_DIR/render; for --movie, a "
+                                      "temporary folder that is removed)")
     parser.add_argument("--size", default="1280x720", help="image size WxH in pixels")
     return parser.parse_args(argv)
 
 
-def main(argv=None):
-    args = parse(argv)
-    pvds = sorted(glob.glob(os.path.join(args.run_dir, "*.pvd")))
-    if not pvds:
-        print(f"render: no .pvd series in {args.run_dir}", file=sys.stderr)
-        return 2
-    pvd = pvds[0]
-    case = os.path.splitext(os.path.basename(pvd))[0]
-    dp = None
-    summary = os.path.join(args.run_dir, "summary.json")
-    if os.path.exists(summary):
-        with open(summary, encoding="utf-8") as f:
-            dp = json.load(f).get("dp_m")
-    try:
-        width, height = (int(v) for v in args.size.lower().split("x"))
-    except ValueError:
-        print(f"render: --size expects WxH, got {args.size!r}", file=sys.stderr)
-        return 2
-    if args.range and not args.range[0] < args.range[1]:
-        print(f"render: --range needs LO < HI, got {args.range[0]:g} {args.range[1]:g}",
-              file=sys.stderr)
-        return 2
-    out = args.out or os.path.join(args.run_dir, "render")
-    os.makedirs(out, exist_ok=True)
+class Refused(Exception):
+    """A command that cannot be carried out as given (exit status 2, the message on stderr)."""
 
-    # Imported here so that --help works without ParaView.
+
+def fail(message):
+    """Prints `render: message` on stderr; returns 2, the exit status of a refused command."""
+    print(f"render: {message}", file=sys.stderr)
+    return 2
+
+
+def colour_range(sources, frames, array):
+    """(lo, hi) of `array` (velocity: its magnitude) on the points of `sources` over the frames'
+    times; (0, 1) where no frame holds it."""
+    lo, hi = float("inf"), float("-inf")
+    for source in sources:
+        for t in frames:
+            source.UpdatePipeline(t)
+            info = source.GetDataInformation().GetPointDataInformation().GetArrayInformation(
+                array)
+            if info is None:
+                continue
+            r = info.GetComponentRange(-1 if array == "velocity" else 0)  # -1: the magnitude
+            lo, hi = min(lo, r[0]), max(hi, r[1])
+    return (lo, hi) if lo <= hi else (0.0, 1.0)
+
+
+def render_frames(args, pvd, case, dp, size, surfaces, every, out, scratch):
+    """Draws the pictures that `args` ask for into `out` (frame_NNNN.png for every snapshot, else
+    one <case>_<field>_t<T>.png, <case>_surface_<field>_t<T>.png for the surface) and returns how
+    many. `surfaces`: the free-surface series, {time: path}, drawn instead of the fluid particles
+    where not empty; --all then draws the snapshots that have a surface. Temporary files go to
+    `scratch`. Raises Refused for options that do not fit the run (--region's count)."""
+    # Imported here so that --help and the checks of the options work without ParaView.
     from paraview import simple as pv
 
+    width, height = size
     reader = pv.PVDReader(FileName=pvd)
     times = list(reader.TimestepValues) or [0.0]
-    if args.all:
-        frames = times
+    if every:
+        frames = render_surface.surface_frames(times, surfaces) if surfaces else times
     elif args.time is not None:
         frames = [min(times, key=lambda t: abs(t - args.time))]
     else:
         frames = [times[-1]]
-
-    fluid = pv.Threshold(Input=reader)
-    fluid.Scalars = ["POINTS", "type"]
-    fluid.LowerThreshold = 0
-    fluid.UpperThreshold = 0
+    reader.UpdatePipeline(frames[0])  # the data information below is of the data read
+    bounds = reader.GetDataInformation().GetBounds()
+    two_d = bounds[3] - bounds[2] < 1e-9
+    extent = max(bounds[1] - bounds[0], bounds[3] - bounds[2], bounds[5] - bounds[4])
+    radius = 0.5 * dp if dp else 0.005 * extent
     array = args.field
-
-    # Colour range over the fluid of every frame drawn.
-    lo, hi = float("inf"), float("-inf")
-    for t in frames:
-        fluid.UpdatePipeline(t)
-        info = fluid.GetDataInformation().GetPointDataInformation().GetArrayInformation(array)
-        if info is None:
-            continue
-        component = -1 if array == "velocity" else 0  # -1: magnitude
-        r = info.GetComponentRange(component)
-        lo, hi = min(lo, r[0]), max(hi, r[1])
-    if not lo <= hi:
-        lo, hi = 0.0, 1.0
-    if args.range:
-        lo, hi = args.range
 
     view = pv.GetActiveViewOrCreate("RenderView")
     view.ViewSize = [width, height]
@@ -318,24 +385,29 @@ def main(argv=None):
     except AttributeError:
         pass
     view.OrientationAxesVisibility = 1
-    display = pv.Show(fluid, view)
-    display.SetRepresentationType("Point Gaussian")
-    bounds = reader.GetDataInformation().GetBounds()
-    extent = max(bounds[1] - bounds[0], bounds[3] - bounds[2], bounds[5] - bounds[4])
-    radius = 0.5 * dp if dp else 0.005 * extent
-    display.GaussianRadius = radius
-    scratch = None
+    colour = ("POINTS", array, "Magnitude" if array == "velocity" else "")
+    if surfaces:
+        surface, display = render_surface.show_surface(pv, view, frames, surfaces, two_d,
+                                                       render_surface.FILL_SHIFT * extent,
+                                                       scratch)
+        coloured = [surface]
+        if two_d:  # the particles faintly over the water body, inside the surface's lines
+            fluid = particles_of_type(pv, reader, 0)
+            faint = show_fluid(pv, fluid, view, radius, FAINT_OPACITY)
+            pv.ColorBy(faint, colour)
+            coloured.append(fluid)
+    else:
+        fluid = particles_of_type(pv, reader, 0)
+        display = show_fluid(pv, fluid, view, radius, 1.0)
+        coloured = [fluid]
+    # The colour range over the water of every frame drawn.
+    lo, hi = args.range if args.range else colour_range(coloured, frames, array)
     if args.walls == "translucent":
-        walls = pv.Threshold(Input=reader)
-        walls.Scalars = ["POINTS", "type"]
-        walls.LowerThreshold = 1
-        walls.UpperThreshold = 1
-        show_walls(pv, walls, view, radius)
-        scratch = tempfile.mkdtemp(prefix="render_walls_")
+        show_walls(pv, particles_of_type(pv, reader, 1), view, radius)
         first_only = fixed_walls(pvd, scratch)
         if first_only:  # walls written in the first snapshot only: drawn in every frame
             show_walls(pv, pv.XMLPolyDataReader(FileName=[first_only]), view, radius)
-    pv.ColorBy(display, ("POINTS", array, "Magnitude" if array == "velocity" else ""))
+    pv.ColorBy(display, colour)
     lut = pv.GetColorTransferFunction(array)
     lut.ApplyPreset("Rainbow Uniform", True)
     lut.RescaleTransferFunction(lo, hi)
@@ -346,13 +418,11 @@ def main(argv=None):
     bar.TitleColor = bar.LabelColor = [0, 0, 0]
     display.SetScalarBarVisibility(view, True)
 
-    two_d = bounds[3] - bounds[2] < 1e-9
     if args.region:
         try:
             box = region_box(args.region, two_d)
         except ValueError as e:
-            print(f"render: {e}", file=sys.stderr)
-            return 2
+            raise Refused(str(e))
     else:
         box = fluid_box(pvd, frames)
     if box is None:
@@ -378,17 +448,70 @@ def main(argv=None):
     stamp_display.WindowLocation = "Upper Left Corner"
     stamp_display.FontSize = 14
     stamp_display.Color = [0, 0, 0]
+    kind = "surface_" if surfaces else ""
     for k, t in enumerate(frames):
         view.ViewTime = t
         stamp.Text = f"{case}   t = {t:.3f} s"
-        fluid.UpdatePipeline(t)
-        name = (f"frame_{k:04d}.png" if args.all else f"{case}_{args.field}_t{t:.3f}.png")
+        name = f"frame_{k:04d}.png" if every else f"{case}_{kind}{args.field}_t{t:.3f}.png"
         path = os.path.join(out, name)
         pv.SaveScreenshot(path, view, ImageResolution=[width, height])
         print(f"render: wrote {path} (t = {t:g} s)")
-    if scratch:
+    return len(frames)
+
+
+def main(argv=None):
+    args = parse(argv)
+    pvd = particle_series(args.run_dir)
+    if pvd is None:
+        return fail(f"no .pvd series in {args.run_dir}")
+    case = os.path.splitext(os.path.basename(pvd))[0]
+    dp = None
+    summary = os.path.join(args.run_dir, "summary.json")
+    if os.path.exists(summary):
+        with open(summary, encoding="utf-8") as f:
+            dp = json.load(f).get("dp_m")
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        return fail(f"--size expects WxH, got {args.size!r}")
+    if args.range and not args.range[0] < args.range[1]:
+        return fail(f"--range needs LO < HI, got {args.range[0]:g} {args.range[1]:g}")
+    if args.movie:
+        problem = render_surface.movie_problem(args)
+        if problem:
+            return fail(problem)
+    surfaces_pvd = render_surface.surface_series(pvd)
+    draw = args.draw if args.draw != "auto" else ("surface" if surfaces_pvd else "particles")
+    surfaces = snapshot_files(surfaces_pvd) if draw == "surface" and surfaces_pvd else {}
+    if draw == "surface" and not surfaces:
+        return fail(f"--draw surface: no free-surface series ({case}_surface.pvd) in "
+                    f"{args.run_dir}; make one with `sluice surface {args.run_dir}`")
+    every = args.all or bool(args.movie)
+    if args.out:
+        out = args.out
+    elif args.movie:
+        out = tempfile.mkdtemp(prefix="render_frames_")
+    else:
+        out = os.path.join(args.run_dir, "render")
+    os.makedirs(out, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="render_")
+    try:
+        count = render_frames(args, pvd, case, dp, (width, height), surfaces, every, out,
+                              scratch)
+        if args.movie:
+            render_surface.encode_movie(out, count, args.fps, args.movie)
+            print(f"render: wrote {args.movie} ({count} frames, {args.fps:g} per second)")
+        code = 0
+    except Refused as e:
+        code = fail(str(e))
+    except RuntimeError as e:
+        print(f"render: {e}", file=sys.stderr)
+        code = 1
+    finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return 0
+        if args.movie and not args.out:
+            shutil.rmtree(out, ignore_errors=True)
+    return code
 
 
 if __name__ == "__main__":
