@@ -6,6 +6,12 @@
 #include "backends/backend_options.h"
 #include "cli.h"
 
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPolyData.h>
+#include <vtkXMLPolyDataReader.h>
+
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -121,6 +127,27 @@ TEST_F(CliSeries, SurfaceWritesASeriesAndPlanesOpenAsSeries) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     expect_complete_series(dir_ / "still", "still_water2d_surface");
     EXPECT_TRUE(contains(r.output, "4 surface(s)")) << r.output; // 0, 0.1, 0.2, 0.3 s
+    // After 0.3 s of the run (not a lattice any more): the surface lies at the still-water level
+    // 0.5 m within dp/4 = 5 mm everywhere farther than 2h = 0.057 m from the walls.
+    vtkNew<vtkXMLPolyDataReader> reader;
+    reader->SetFileName((dir_ / "still" / "still_water2d_surface_0006.vtp").c_str());
+    reader->Update();
+    vtkPolyData* surface = reader->GetOutput();
+    ASSERT_GT(surface->GetNumberOfPoints(), 0);
+    ASSERT_NE(surface->GetPointData()->GetArray("pressure"), nullptr);
+    int away = 0;
+    double worst = 0.0;
+    for (vtkIdType k = 0; k < surface->GetNumberOfPoints(); ++k) {
+        double x[3];
+        surface->GetPoint(k, x);
+        if (x[0] < 0.057 || x[0] > 1.0 - 0.057 || x[2] < 0.057)
+            continue;
+        ++away;
+        worst = std::max(worst, std::abs(x[2] - 0.5));
+    }
+    EXPECT_GT(away, 40);
+    EXPECT_LE(worst, 0.005);
+    RecordProperty("settled_worst_m", std::to_string(worst));
     const Result planes = sluice(
         "measure still --backend cpu --out m --plane s=0.1,0.05:0.9,0.05:0.1,0.6:9,12", dir_);
     ASSERT_EQ(planes.exit_code, 0) << planes.output;

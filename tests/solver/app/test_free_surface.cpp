@@ -109,6 +109,7 @@ TEST(FreeSurface, StillWaterLiesAtItsLevelIn3D) {
             }
             EXPECT_GT(away, 10) << "dp " << dp;
             EXPECT_LE(worst, 0.25 * dp) << "dp " << dp << (b == Backend::cuda ? " GPU" : " CPU");
+            RecordProperty("worst_" + std::to_string(dp), std::to_string(worst));
         }
     }
 }
@@ -166,6 +167,7 @@ TEST(FreeSurface, DiscEnclosesItsArea) {
         EXPECT_EQ(s->GetNumberOfLines(), 1) << "one closed loop";
         const double error = enclosed_volume(s, 2) / (pi * radius * radius) - 1.0;
         EXPECT_LT(std::abs(error), 0.02) << "dp " << dp << ": " << error;
+        RecordProperty("disc_error_" + std::to_string(dp), std::to_string(error));
     }
 }
 
