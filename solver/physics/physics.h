@@ -109,14 +109,15 @@ SLUICE_HD SLUICE_INLINE float viscosity_lo_shao2002(const FluidConstants& c, flo
     return 4.0f * c.nu * c.mass * (r2 * fac * inv_rr2) / (rho_i + rho_j);
 }
 
-/// Which viscosity and density diffusion the pair terms take, and whether they sum the
-/// shifting's (shifting.h; RuntimeModel only): RuntimeModel reads them from
-/// FluidConstants at every pair (any case); FixedModel<V, Dd> fixes them at compile time, so the
-/// other models' code leaves the loop. On the H100 the interaction pass of the default physics
+/// Which viscosity, density diffusion and formulation the pair terms take, and whether they sum
+/// the shifting's (shifting.h): RuntimeModel reads them from FluidConstants at every pair (any
+/// case); FixedModel<V, Dd, F, S> fixes them at compile time, so the other models' code leaves
+/// the loop (and its registers the kernel). On the H100 the interaction pass of the default physics
 /// (Monaghan viscosity, Molteni diffusion) took 8 % less time with it (solver/BENCHMARK.md); the
 /// sums are the same operations in the same order. DualSPHysics templates its interaction on
 /// the same choices (Domínguez et al. 2022 §3).
 struct RuntimeModel {
+    static constexpr bool can_shift = true; ///< shifting velocities may be summed and stored
     SLUICE_HD SLUICE_INLINE static ViscosityModel viscosity(const FluidConstants& c) {
         return c.viscosity;
     }
@@ -132,32 +133,43 @@ struct RuntimeModel {
     }
 };
 
-template <ViscosityModel V, DensityDiffusion Dd>
+template <ViscosityModel V, DensityDiffusion Dd, Formulation F = Formulation::classical,
+          bool Shifting = false>
 struct FixedModel {
+    static constexpr bool can_shift = Shifting;
     SLUICE_HD SLUICE_INLINE static constexpr ViscosityModel viscosity(const FluidConstants&) {
         return V;
     }
     SLUICE_HD SLUICE_INLINE static constexpr DensityDiffusion diffusion(const FluidConstants&) {
         return Dd;
     }
-    SLUICE_HD SLUICE_INLINE static constexpr bool shifting(const FluidConstants&) { return false; }
+    SLUICE_HD SLUICE_INLINE static constexpr bool shifting(const FluidConstants&) {
+        return Shifting;
+    }
     SLUICE_HD SLUICE_INLINE static constexpr bool moving_walls(const FluidConstants&) {
         return false;
     }
     SLUICE_HD SLUICE_INLINE static constexpr Formulation formulation(const FluidConstants&) {
-        return Formulation::classical;
+        return F;
     }
-    /// Whether a case's constants are this model's (the classical terms, without shifting,
-    /// nor mDBC's moving walls).
+    /// Whether a case's constants are this model's (never with mDBC's moving walls).
     static bool matches(const FluidConstants& c) {
-        return c.viscosity == V && c.diffusion == Dd && !c.shifting.on && !c.moving_walls &&
-               c.formulation == Formulation::classical;
+        return c.viscosity == V && c.diffusion == Dd && c.shifting.on == Shifting &&
+               !c.moving_walls && c.formulation == F;
     }
 };
 
 /// DualSPHysics's default physics, and the shipped 3D cases'.
 using MonaghanMolteniModel =
     FixedModel<ViscosityModel::artificial_monaghan1992, DensityDiffusion::molteni2009>;
+/// The load cases' physics (cases/dambreak3d.xml, lobovsky2d.xml): Zhang, Hu & Adams's Riemann
+/// terms (no artificial viscosity: α = 0, no other diffusion; set_formulation), the pass that sums
+/// the shifting and the one that does not.
+using RiemannShiftingModel =
+    FixedModel<ViscosityModel::artificial_monaghan1992, DensityDiffusion::none,
+               Formulation::riemann_zhang2017, true>;
+using RiemannModel = FixedModel<ViscosityModel::artificial_monaghan1992, DensityDiffusion::none,
+                                Formulation::riemann_zhang2017, false>;
 
 /// Neighbour j as the pair terms see it.
 template <int D>

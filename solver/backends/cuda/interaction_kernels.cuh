@@ -299,11 +299,11 @@ __global__ void __launch_bounds__(interaction_block)
     gradient[i] = visitor.sums.renormalised();
 }
 
-/// With shifting (a RuntimeModel pass given `shift`): particle i's shifting velocity. A fixed
-/// model never shifts (physics.h), so its kernels hold no such store.
+/// With shifting (a pass given `shift` whose model can shift): particle i's shifting velocity. A
+/// fixed model without shifting (physics.h) holds no such store.
 template <class ModelT, int D>
 __device__ __forceinline__ void store_shift(Vec<D>* shift, std::uint32_t i, const Vec<D>& u) {
-    if constexpr (std::is_same_v<ModelT, RuntimeModel>) {
+    if constexpr (ModelT::can_shift) {
         if (shift != nullptr)
             shift[i] = u;
     }
