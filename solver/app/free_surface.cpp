@@ -3,6 +3,8 @@
 
 #include "app/free_surface.h"
 
+#include "app/command_line.h"
+
 #include <vtkCellArray.h>
 #include <vtkDoubleArray.h>
 #include <vtkFieldData.h>
@@ -53,20 +55,23 @@ Grid grid_around(const SnapshotSampler& sampler, int dimension, double spacing,
     const int axes[3] = {0, dimension == 2 ? 2 : 1, 2};
     Grid g;
     g.spacing = spacing;
-    double total = 1.0;
+    double counts[3] = {1.0, 1.0, 1.0}, total = 1.0;
     for (int a = 0; a < dimension; ++a) {
         const double lo = bounds[0][axes[a]] - margin, hi = bounds[1][axes[a]] + margin;
         g.origin[a] = lo;
-        g.count[a] = static_cast<std::size_t>(std::ceil((hi - lo) / spacing)) + 1;
-        total *= static_cast<double>(g.count[a]);
+        counts[a] = std::ceil((hi - lo) / spacing) + 1.0; // in double: checked before any cast
+        total *= counts[a];
     }
-    if (total > static_cast<double>(max_points)) {
+    if (!(total <= static_cast<double>(max_points)) || !(counts[0] < 2147483647.0) ||
+        !(counts[1] < 2147483647.0) || !(counts[2] < 2147483647.0)) {
         std::ostringstream why;
         why << "the surface's grid at a spacing of " << spacing << " m would have " << total
             << " points, more than the " << max_points
             << " allowed (--max-grid-points): take a larger --spacing";
-        throw std::invalid_argument(why.str());
+        throw UsageError(why.str(), "surface");
     }
+    for (int a = 0; a < 3; ++a)
+        g.count[a] = static_cast<std::size_t>(counts[a]);
     return g;
 }
 
@@ -116,6 +121,7 @@ vtkSmartPointer<vtkPolyData> contour(vtkImageData* image, int dimension, double 
     vtkNew<vtkStripper> strips; // the segments joined into polylines
     strips->SetInputConnection(edges->GetOutputPort());
     strips->JoinContiguousSegmentsOn();
+    strips->SetMaximumLength(100000); // VTK clamps it there; its default 1000 cuts long loops
     strips->Update();
     vtkSmartPointer<vtkPolyData> out = strips->GetOutput();
     vtkPoints* points = out->GetPoints();

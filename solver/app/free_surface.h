@@ -37,9 +37,9 @@ struct SurfaceCost {
 /// field data `TimeValue` (s). The grid covers the fluid's bounding box grown by the kernel
 /// support and one spacing on every side, so a surface that does not touch a wall is closed.
 /// Points in (x, y, z) m (2D: y = 0); point arrays `velocity` (m/s), `pressure` (Pa),
-/// `density` (kg/m³), `Normals`. An empty snapshot gives an empty surface.
-/// \throws std::invalid_argument when the grid would exceed `max_grid_points` (names the
-///         spacing to take instead).
+/// `density` (kg/m³), in 3D `Normals`. An empty snapshot gives an empty surface.
+/// \throws UsageError when the grid would exceed `max_grid_points` (names the spacing to take
+///         instead).
 vtkSmartPointer<vtkPolyData> free_surface(SnapshotSampler& sampler, int dimension, double time,
                                           const SurfaceSettings& settings,
                                           std::size_t max_grid_points, SurfaceCost* cost = nullptr);

@@ -113,6 +113,20 @@ int measure_command(const Options& o) {
     require_unique_names(all);
     if (s.name.empty() || s.name.find('/') != std::string::npos)
         throw UsageError("--name '" + s.name + "' is not a plain file name", "measure");
+    // What measure writes never takes a run's own file (the series it reads, gauges.csv, …).
+    const auto a_run_file = [&](const std::string& stem) {
+        return stem == "gauges" || stem == "forces" || stem == "bodies" || stem == "diagnostics" ||
+               stem == "summary" || stem.rfind(c.name, 0) == 0;
+    };
+    if (a_run_file(s.name))
+        throw UsageError("--name '" + s.name + "' would overwrite the run's own files (" + c.name +
+                             "*, gauges.csv, …): take another",
+                         "measure");
+    for (const Measurement& m : all)
+        if (m.kind == MeasureKind::plane && a_run_file(s.name + "_" + m.name))
+            throw UsageError(m.where + ": the plane's files " + s.name + "_" + m.name +
+                                 "_NNNN.vtp would overwrite the run's own: rename it or --name",
+                             "measure");
     const std::vector<ProbeField> fields = parse_probe_fields(s.fields);
     const std::vector<std::size_t> chosen = chosen_snapshots(run.series, s);
     const fs::path out = s.out ? fs::path(*s.out) : run.folder;
@@ -150,10 +164,14 @@ int measure_command(const Options& o) {
         if (m.kind == MeasureKind::plane)
             planes.push_back(&m);
     std::vector<std::vector<std::pair<double, std::string>>> plane_files(planes.size());
+    std::size_t rows = 0;
     const auto finish = [&] {
-        if (csv) {
+        if (csv) { // rows or nothing: an earlier NAME.csv stays when the first snapshot failed
             csv.reset();
-            move_into_place(temp_path_for(csv_path), csv_path);
+            if (rows > 0)
+                move_into_place(temp_path_for(csv_path), csv_path);
+            else
+                fs::remove(temp_path_for(csv_path), ec);
         }
         for (std::size_t k = 0; k < planes.size(); ++k)
             if (!plane_files[k].empty())
@@ -168,8 +186,10 @@ int measure_command(const Options& o) {
         try {
             const Snapshot snapshot = read_snapshot(entry.file);
             sampler.load(snapshot, entry.file);
-            if (csv)
+            if (csv) {
                 csv->write(entry.time, plan.evaluate(sampler.sample(plan.request())));
+                ++rows;
+            }
             for (std::size_t k = 0; k < planes.size(); ++k) {
                 GaugeRequest request;
                 request.points = plane_points(*planes[k]);

@@ -96,10 +96,13 @@ struct SpecParser {
                                 : std::array<double, 3>{v[0], v[1], v[2]};
     }
 
-    int count(const std::string& text, const char* what) const {
+    int count(const std::string& text, const char* what, double most) const {
         const double v = number(text);
-        if (v != std::floor(v) || v < 2 || v > 1e7)
-            fail(std::string(what) + " '" + text + "' is not a whole number from 2 to 10^7");
+        if (v != std::floor(v) || v < 2 || v > most) {
+            std::ostringstream why;
+            why << what << " '" << text << "' is not a whole number from 2 to " << most;
+            fail(why.str());
+        }
         return static_cast<int>(v);
     }
 
@@ -120,9 +123,11 @@ struct SpecParser {
     }
 };
 
+/// As the case reader's gauge names (letters, digits, '_', '-'; no '.', which separates a probe's
+/// field in a column's name), and not `t`, the time column.
 bool csv_safe(const std::string& name) {
-    return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
-        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
+    return !name.empty() && name != "t" && std::all_of(name.begin(), name.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
     });
 }
 
@@ -143,7 +148,7 @@ Measurement parse_measurement(MeasureKind kind, const std::string& spec, const C
     m.name = spec.substr(0, equals);
     m.where = where;
     if (!csv_safe(m.name))
-        p.fail("the name '" + m.name + "' is not letters, digits, '_', '-' or '.'");
+        p.fail("the name '" + m.name + "' is not letters, digits, '_' or '-' (nor 't')");
     const std::vector<std::string> parts = split(spec.substr(equals + 1), ':');
     const std::size_t expected = kind == MeasureKind::line ? 3 : kind == MeasureKind::plane ? 4 : 1;
     if (parts.size() != expected)
@@ -163,7 +168,7 @@ Measurement parse_measurement(MeasureKind kind, const std::string& spec, const C
     case MeasureKind::line:
         m.a = p.position(parts[0]);
         m.b = p.position(parts[1]);
-        m.count[0] = p.count(parts[2], "N");
+        m.count[0] = p.count(parts[2], "N", 1e4); // a CSV column per point and field
         p.require_inside(m.a, false);
         p.require_inside(m.b, false);
         break;
@@ -174,9 +179,18 @@ Measurement parse_measurement(MeasureKind kind, const std::string& spec, const C
         const std::vector<std::string> counts = split(parts[3], ',');
         if (counts.size() != 2)
             p.fail("'" + parts[3] + "' is not two counts NA,NB");
-        m.count = {p.count(counts[0], "NA"), p.count(counts[1], "NB")};
+        m.count = {p.count(counts[0], "NA", 1e7), p.count(counts[1], "NB", 1e7)};
         if (static_cast<double>(m.count[0]) * m.count[1] > 1e7)
             p.fail("more than 10^7 points");
+        double cross2 = 0.0; // |(A − O) × (B − O)|²: a plane of no area is no plane
+        for (int k = 0; k < 3; ++k) {
+            const int u = (k + 1) % 3, v = (k + 2) % 3;
+            const double component =
+                (m.b[u] - m.a[u]) * (m.c[v] - m.a[v]) - (m.b[v] - m.a[v]) * (m.c[u] - m.a[u]);
+            cross2 += component * component;
+        }
+        if (!(cross2 > 0.0))
+            p.fail("its corners O, A and B lie on one line: it has no area");
         std::array<double, 3> far{}; // the fourth corner
         for (int k = 0; k < 3; ++k)
             far[k] = m.b[k] + m.c[k] - m.a[k];

@@ -28,8 +28,9 @@ struct Measurement {
 
 /// One measurement from its SPEC ("NAME=X,Y,Z", "NAME=X,Y", "NAME=X0,Y0,Z0:X1,Y1,Z1:N",
 /// "NAME=O:A:B:NA,NB"; 2D without the y's), checked against the case: numbers finite, counts
-/// ≥ 2 (lines, planes) and at most 10⁷ points, every point inside the run's domain (a level
-/// line: its x, y), the name CSV-safe (letters, digits, '_', '-', '.').
+/// ≥ 2 (a line at most 10⁴ points, a column each; a plane 10⁷, and some area), every point inside
+/// the run's domain (a level line: its x, y), the name as a gauge's (letters, digits, '_', '-';
+/// not `t`).
 /// \throws UsageError naming `where`, the spec and what is wrong.
 Measurement parse_measurement(MeasureKind kind, const std::string& spec, const Case& c,
                               const std::string& where);

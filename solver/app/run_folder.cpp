@@ -77,7 +77,7 @@ RunFolder open_run_folder(const SeriesOptions& o) {
         run.smoothing_length = record->smoothing_length;
         const double h = smoothing_length(run.run_case);
         if (std::abs(h - record->smoothing_length) > 1e-9 * record->smoothing_length)
-            throw std::invalid_argument(
+            throw SeriesError(
                 "the case " + case_path.string() + " gives h = " + std::to_string(h) +
                 " m, the run in '" + o.folder +
                 "' had h = " + std::to_string(record->smoothing_length) +

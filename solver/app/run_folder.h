@@ -35,8 +35,8 @@ struct RunFolder {
 /// Opens RUN_DIR: summary.json (its case file, found as given, relative to the folder's
 /// grandparent as for out/NAME, or --case; its command line's overrides), <name>.pvd.
 /// \throws UsageError (no such folder; the case file not found: give --case), SeriesError
-///         (summary.json or the .pvd unreadable), CaseError (the case), std::invalid_argument
-///         when the case read gives another h than the run had (the file changed since).
+///         (summary.json or the .pvd unreadable; the case read gives another h than the run
+///         had: the file changed since), CaseError (the case).
 RunFolder open_run_folder(const SeriesOptions& o);
 
 /// The indices into `series` that --time / --every choose, ascending.

@@ -11,6 +11,20 @@ namespace sluice {
 
 namespace {
 
+/// A finite number ≥ `least` (strict: > least); CLI11's own checks let "nan" through.
+CLI::Validator finite_number(double least, bool strict, const char* what) {
+    return CLI::Validator(
+        [=](const std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !std::isfinite(v) || v < least ||
+                (strict && !(v > least)))
+                return std::string("expects ") + what + ", got '" + text + "'";
+            return {};
+        },
+        "");
+}
+
 /// RUN_DIR, --case, --time, --every, --out, --backend: what both commands share.
 void add_series_options(CLI::App* command, SeriesOptions& s, std::string& backend_name,
                         const char* writes) {
@@ -28,7 +42,7 @@ void add_series_options(CLI::App* command, SeriesOptions& s, std::string& backen
         ->add_option_function<double>(
             "--time", [&s](double t) { s.time = t; },
             "only the snapshot nearest this time in s (default: every snapshot)")
-        ->check(CLI::NonNegativeNumber.description(""))
+        ->check(finite_number(0.0, false, "a time in s, 0 or more"))
         ->type_name("T");
     command->add_option("--every", s.every, "every N-th snapshot of the series (from the first)")
         ->check(CLI::PositiveNumber.description(""))
@@ -61,13 +75,12 @@ void add_series_commands(CLI::App& app, Options& o, std::string& backend_name) {
         ->add_option_function<double>(
             "--spacing", [&s](double d) { s.spacing = d; },
             "the spacing in m of the grid the fluid fraction is interpolated on (default dp/2)")
-        ->check(CLI::PositiveNumber.description(""))
+        ->check(finite_number(0.0, true, "a positive spacing in m"))
         ->type_name("M");
     surface
         ->add_option("--max-grid-points", s.max_grid_points,
-                     "refuse a grid larger than this (4 bytes of memory a point, and 72 in the "
-                     "sampling's batches)")
-        ->check(CLI::PositiveNumber.description(""))
+                     "refuse a grid larger than this (4 bytes of host memory a point, twice)")
+        ->check(finite_number(1.0, false, "a number of points, 1 or more"))
         ->capture_default_str()
         ->type_name("N");
 
@@ -94,8 +107,8 @@ void add_series_commands(CLI::App& app, Options& o, std::string& backend_name) {
     measure
         ->add_option("--plane", s.planes,
                      "a grid over the parallelogram from the corner O along A−O and B−O, NA × NB "
-                     "points: NAME=OX,OY,OZ:AX,AY,AZ:BX,BY,BZ:NA,NB (2D: a line of the x–z plane "
-                     "is --line)")
+                     "points: NAME=OX,OY,OZ:AX,AY,AZ:BX,BY,BZ:NA,NB (2D: NAME=OX,OZ:AX,AZ:BX,BZ:"
+                     "NA,NB, in the x–z plane)")
         ->type_name("SPEC")
         ->allow_extra_args(false);
     measure

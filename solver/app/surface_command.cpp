@@ -11,6 +11,7 @@
 #include <vtkPolyData.h>
 #include <vtkSmartPointer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -74,7 +75,7 @@ int surface_command(const Options& o) {
             SurfaceCost cost;
             const vtkSmartPointer<vtkPolyData> surface =
                 free_surface(sampler, c.dimension, entry.time, settings,
-                             static_cast<std::size_t>(s.max_grid_points), &cost);
+                             static_cast<std::size_t>(std::min(s.max_grid_points, 1e18)), &cost);
             t0 = std::chrono::steady_clock::now();
             const std::string file = name + "_" + index_text(chosen[n]) + ".vtp";
             write_polydata(out / file, surface, c.output.format);

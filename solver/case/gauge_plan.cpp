@@ -182,7 +182,7 @@ std::vector<double> GaugePlan::evaluate(const GaugeResponse& r) const {
             };
             std::size_t best_top = 0, best_length = 0;
             for (std::size_t k = 0; k < e.point_count;) {
-                if (phi(k) < 0.5) {
+                if (!(phi(k) >= 0.5)) { // NaN is not water
                     ++k;
                     continue;
                 }

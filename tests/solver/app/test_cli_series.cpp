@@ -164,15 +164,24 @@ TEST_F(CliSeries, BadInputExits2AndLeavesNothingHalfWritten) {
     EXPECT_EQ(sluice("measure nowhere --point p=0.5,0.2", dir_).exit_code, 2);
     run_still_water();
     // Outside the domain, a malformed spec, an unknown kind in a file: nothing written.
-    for (const char* args : {"--line v=0.5,0.1:5,0.4:7", "--point p=0.5", "--point p=0.5,0.2,0.1",
-                             "--line v=0.5,0.1:0.5,0.4:1", "--plane s=0,0:1,0:0,1:2",
-                             "--point p=0.5,nan", "--point a,b=0.5,0.2", "--fields speed"}) {
+    for (const char* args :
+         {"--line v=0.5,0.1:5,0.4:7", "--point p=0.5", "--point p=0.5,0.2,0.1",
+          "--line v=0.5,0.1:0.5,0.4:1", "--plane s=0,0:1,0:0,1:2", "--point p=0.5,nan",
+          "--point a,b=0.5,0.2", "--fields speed", "--point a.b=0.5,0.2", "--height t=0.5",
+          "--plane s=0.1,0.1:0.5,0.1:0.9,0.1:3,3", "--name gauges", "--name still_water2d_x",
+          "--time nan", "--line v=0.5,0.1:0.5,0.4:20000"}) {
         r = sluice(std::string("measure still --backend cpu --point q=0.5,0.2 ") + args, dir_);
         EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
         EXPECT_FALSE(fs::exists(dir_ / "still" / "measure.csv")) << args;
     }
     EXPECT_TRUE(contains(sluice("measure still --line v=0.5,0.1:5,0.4:7", dir_).output,
                          "outside the run's domain"));
+    // The surface's grid: a NaN or a spacing that would make it too large.
+    for (const char* args : {"--spacing nan", "--spacing 1e-7", "--spacing -1"}) {
+        r = sluice(std::string("surface still --backend cpu ") + args, dir_);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "still" / "still_water2d_surface.pvd"));
     write("m.txt", "point a=0.5,0.2\n# a comment\nprobe b=0.5,0.3\n");
     r = sluice("measure still --backend cpu --file m.txt", dir_);
     EXPECT_EQ(r.exit_code, 2) << r.output;
