@@ -9,6 +9,7 @@
 #include "case/gauge_plan.h"
 #include "io/atomic_file.h"
 #include "io/csv_series.h"
+#include "io/file_names.h"
 #include "io/polydata_file.h"
 
 #include <vtkCellArray.h>
@@ -20,7 +21,6 @@
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -80,12 +80,6 @@ vtkSmartPointer<vtkPolyData> plane_data(const Measurement& plane,
     stamp->InsertNextValue(time);
     poly->GetFieldData()->AddArray(stamp);
     return poly;
-}
-
-std::string index_text(std::size_t k) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%04zu", k);
-    return text;
 }
 
 } // namespace
@@ -194,8 +188,7 @@ int measure_command(const Options& o) {
                 GaugeRequest request;
                 request.points = plane_points(*planes[k]);
                 const GaugeResponse r = sampler.sample(request);
-                const std::string file =
-                    s.name + "_" + planes[k]->name + "_" + index_text(chosen[n]) + ".vtp";
+                const std::string file = series_file(s.name + "_" + planes[k]->name, chosen[n]);
                 write_polydata(out / file, plane_data(*planes[k], request.points, r, entry.time),
                                c.output.format);
                 plane_files[k].emplace_back(entry.time, file);

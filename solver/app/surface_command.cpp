@@ -5,6 +5,7 @@
 #include "app/free_surface.h"
 #include "app/run_folder.h"
 #include "io/atomic_file.h"
+#include "io/file_names.h"
 #include "io/polydata_file.h"
 
 #include <vtkCellArray.h>
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -24,13 +24,6 @@ namespace sluice {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// "0007": the snapshot's index in its series, four digits at least (as the series' own files).
-std::string index_text(std::size_t k) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%04zu", k);
-    return text;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,7 +70,7 @@ int surface_command(const Options& o) {
                 free_surface(sampler, c.dimension, entry.time, settings,
                              static_cast<std::size_t>(std::min(s.max_grid_points, 1e18)), &cost);
             t0 = std::chrono::steady_clock::now();
-            const std::string file = name + "_" + index_text(chosen[n]) + ".vtp";
+            const std::string file = series_file(name, chosen[n]);
             write_polydata(out / file, surface, c.output.format);
             write_seconds += seconds_since(t0);
             written.emplace_back(entry.time, file);

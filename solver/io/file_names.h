@@ -25,6 +25,14 @@ numbered_file(const std::string& file, const std::string& prefix, const std::str
     return std::stoull(digits);
 }
 
+/// `<name>_NNNN.vtp`: snapshot k of a series (at least four digits), the name series_index reads.
+inline std::string series_file(const std::string& name, std::uint64_t k) {
+    std::string digits = std::to_string(k);
+    if (digits.size() < 4)
+        digits.insert(0, 4 - digits.size(), '0');
+    return name + "_" + digits + ".vtp";
+}
+
 /// The index of a series snapshot `<name>_NNNN.vtp`, or nothing.
 inline std::optional<std::uint64_t> series_index(const std::string& file, const std::string& name) {
     return numbered_file(file, name + "_", ".vtp");

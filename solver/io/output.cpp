@@ -202,9 +202,7 @@ fs::path SnapshotSeriesWriter::pvd_path() const {
 }
 
 fs::path SnapshotSeriesWriter::path_of(std::size_t index) const {
-    char suffix[32];
-    std::snprintf(suffix, sizeof suffix, "_%04zu.vtp", index);
-    return directory_ / (name_ + suffix);
+    return directory_ / series_file(name_, index);
 }
 
 fs::path SnapshotSeriesWriter::piece_path(std::size_t index, int piece) const {

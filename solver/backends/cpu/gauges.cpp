@@ -162,8 +162,7 @@ std::vector<float> sample_fraction_grid(const StepPlan<D>& plan, CpuState<D>& s,
                                         const FractionGrid& grid) {
     if (s.comm)
         throw std::logic_error("sample_fraction_grid: one process only");
-    for (std::uint32_t i = 0; i < s.size(); ++i) // as sample_gauges: the current densities'
-        s.pressure[i] = tait_pressure(plan.fluid, s.density[i]);
+    // φ reads the neighbours' densities only: no pressures to refresh (sample_gauges does).
     const ParticlesView<D> particles = s.particles_view();
     StageClock clock(s.gauge_seconds);
     std::vector<float> phi(grid.points);
