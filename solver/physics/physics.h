@@ -159,9 +159,13 @@ struct FixedModel {
     }
 };
 
-/// DualSPHysics's default physics, and the shipped 3D cases'.
+/// DualSPHysics's default physics, and the shipped 3D cases'; with particle shifting, the pass that
+/// sums it.
 using MonaghanMolteniModel =
     FixedModel<ViscosityModel::artificial_monaghan1992, DensityDiffusion::molteni2009>;
+using MonaghanMolteniShiftingModel =
+    FixedModel<ViscosityModel::artificial_monaghan1992, DensityDiffusion::molteni2009,
+               Formulation::classical, true>;
 /// The load cases' physics (cases/dambreak3d.xml, lobovsky2d.xml): Zhang, Hu & Adams's Riemann
 /// terms (no artificial viscosity: α = 0, no other diffusion; set_formulation), the pass that sums
 /// the shifting and the one that does not.

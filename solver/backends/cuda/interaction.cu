@@ -73,10 +73,11 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         particles.density_gradient = density_gradient_.get();
     }
     if (options_.interaction != CudaInteraction::queued) {
-        // The default physics and the load cases' (Riemann with shifting, Wendland's kernel) with
-        // their models fixed at compile time (physics.h), else any; the in-step walk where the
-        // traversal takes a row as one range of a reorder layout; the corrector's lists where
-        // the traversal is in bin order over a reorder layout.
+        // The default physics, with shifting, and the load cases' (Riemann, with and without
+        // shifting) with their models fixed at compile time (physics.h; but the default
+        // physics, Wendland's kernel only, to bound the instantiations), else any; the in-step walk
+        // where the traversal takes a row as one range of a reorder layout; the corrector's lists
+        // where the traversal is in bin order over a reorder layout.
         const auto launch = [&](auto in_step, auto list_mode) {
             if constexpr (std::is_same_v<KernelT, WendlandC2<D>>) {
                 if (RiemannShiftingModel::matches(fluid)) {
@@ -84,6 +85,14 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
                                        list_mode()><<<blocks, interaction_block, 0, stream_>>>(
                         view, particles, kernel, fluid, n_, derivatives_.get(), shift,
                         scalars_.get(), d_tags(), DryWalls{}, lists);
+                    return;
+                }
+                if (MonaghanMolteniShiftingModel::matches(fluid)) {
+                    interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniShiftingModel,
+                                       in_step(), list_mode()>
+                        <<<blocks, interaction_block, 0, stream_>>>(
+                            view, particles, kernel, fluid, n_, derivatives_.get(), shift,
+                            scalars_.get(), d_tags(), DryWalls{}, lists);
                     return;
                 }
                 if (RiemannModel::matches(fluid)) { // the pass that sums no shifting
