@@ -61,7 +61,11 @@ struct GhostNodeVisitor {
     GhostSums<D> sums{};
 
     SLUICE_HD SLUICE_INLINE void operator()(std::uint32_t j, const Vec<D>& rij, float r2) {
-        const NeighbourMotion<D> m = particles.motion(j);
+        add(rij, r2, particles.motion(j));
+    }
+    /// One neighbour j, its motion m already loaded (a reader of neighbour lists has it): the
+    /// sums take fluid particles only.
+    SLUICE_HD SLUICE_INLINE void add(const Vec<D>& rij, float r2, const NeighbourMotion<D>& m) {
         if (!m.fluid)
             return;
         const float r = sqrtf(r2);

@@ -34,7 +34,6 @@ struct LaunchBoundaryCondition {
 template <int D>
 template <class QueryT, class ViewT, class KernelT>
 void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const KernelT& kernel) {
-    constexpr int block = 128;
     const std::uint32_t most = std::min(n_, ghost_offset_count_);
     if (most == 0)
         return; // no wall particle has a ghost node (nor a grid of zero blocks to launch)
@@ -47,20 +46,32 @@ void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const Kerne
         dry.reach2 = dry.reach * dry.reach;
         dry.retry_wet = steps_ % 16 == 0;
     }
+    // Kept lists with ghost node lists (rebuild()): read while the particles' largest move
+    // since the build holds them.
+    NeighbourLists lists;
+    if (ghost_lists_) {
+        lists = neighbour_lists();
+        lists.moved = list_moved_.get();
+    }
     // The wall particles with a ghost node, in the build's order (their count stays on the
-    // device: the kernel's grid covers every wall id, each process's most).
-    const TakesGhostNode<D> takes{motion_[current_].get(), id_[current_].get(),
-                                  ghost_offsets_.get(), ghost_offset_count_, d_tags()};
-    std::size_t temp_bytes = ghost_walls_temp_bytes_;
-    SLUICE_CUDA_CHECK(cub::DeviceSelect::If(
-        ghost_walls_temp_.get(), temp_bytes, thrust::counting_iterator<std::uint32_t>(0),
-        ghost_walls_.get(), ghost_wall_count_.get(), n_, takes, stream_));
+    // device: the kernel's grid covers every wall id, each process's most). One process with
+    // kept lists: the particles keep their order and their types from one build to the next, so
+    // the selection of the build's step serves until the next.
+    if (!(ghost_walls_selected_ && keep_lists_ && !comm_)) {
+        const TakesGhostNode<D> takes{motion_[current_].get(), id_[current_].get(),
+                                      ghost_offsets_.get(), ghost_offset_count_, d_tags()};
+        std::size_t temp_bytes = ghost_walls_temp_bytes_;
+        SLUICE_CUDA_CHECK(cub::DeviceSelect::If(
+            ghost_walls_temp_.get(), temp_bytes, thrust::counting_iterator<std::uint32_t>(0),
+            ghost_walls_.get(), ghost_wall_count_.get(), n_, takes, stream_));
+        ghost_walls_selected_ = true;
+    }
     // The view's positions are the ones the interaction pass reads (reorder: the build's
     // sorted copy; index: the state's), so their p/ρ² padding is written there.
-    mdbc_kernel<QueryT><<<blocks_for(most, block), block, 0, stream_>>>(
+    mdbc_kernel<QueryT><<<blocks_for(most, mdbc_block), mdbc_block, 0, stream_>>>(
         view, const_cast<Vec<D>*>(view.positions), motion_[current_].get(), kernel, plan_.fluid,
         plan_.slip, n_, ghost_walls_.get(), ghost_wall_count_.get(), id_[current_].get(),
-        ghost_offsets_.get(), dry, walls_view());
+        ghost_offsets_.get(), dry, lists, walls_view());
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 

@@ -48,6 +48,7 @@ void CudaSimulation<D>::rebuild() {
         return;
     }
     list_age_ = 0;
+    ghost_walls_selected_ = false; // the mDBC pass selects its wall particles anew
     build_view();
     mark(construction);
     if (plan_.layout == Layout::reorder) {
@@ -99,8 +100,23 @@ void CudaSimulation<D>::launch_list_build(const ViewT& view) {
     build_lists_kernel<QueryT>
         <<<blocks_for(n_, interaction_block), interaction_block, 0, stream_>>>(
             view, motion_[current_].get(), n_, neighbour_lists(), plan_.fluid.wall_continuity,
-            d_tags());
+            d_tags(), ghost_node_lists());
     SLUICE_CUDA_CHECK_LAUNCH();
+}
+
+template <int D>
+GhostNodeLists<D> CudaSimulation<D>::ghost_node_lists() const {
+    GhostNodeLists<D> ghosts;
+    if (!ghost_lists_)
+        return ghosts;
+    ghosts.ids = id_[current_].get();
+    ghosts.offsets = ghost_offsets_.get();
+    ghosts.wall_ids = ghost_offset_count_;
+    if (dry_ghosts_) {
+        ghosts.dry_until = dry_until_[current_].get();
+        ghosts.travel = travel_.get();
+    }
+    return ghosts;
 }
 
 template <int D>

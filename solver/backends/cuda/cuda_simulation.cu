@@ -249,6 +249,8 @@ void CudaSimulation<D>::choose_kernels(bool walls_at_rest) {
     // moving walls every ghost node is looked at in every step.
     dry_ghosts_ = options_.skip_dry_walls && plan_.modified_walls() && plan_.symplectic() &&
                   plan_.layout == Layout::reorder && !plan_.moving_walls;
+    // The ghost nodes of walls at rest stay where they were at the build: their lists keep.
+    ghost_lists_ = keep_lists_ && plan_.modified_walls() && !plan_.moving_walls;
     if (tracks_travel()) {
         for (DeviceArray<float>& until : dry_until_) {
             until.allocate(capacity_, account_);

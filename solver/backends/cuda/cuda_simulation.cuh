@@ -9,6 +9,7 @@
 #include "backends/cuda/bodies_kernels.cuh"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/gauge_results.cuh"
+#include "backends/cuda/list_build_kernels.cuh"
 #include "backends/cuda/packed_particles.h"
 #include "backends/cuda/slab_kernels.cuh"
 #include "backends/cuda/snapshot_pool.cuh"
@@ -150,6 +151,8 @@ private:
     /// The neighbour lists' arrays, and with kept lists their skin and walk flag (a pass sets
     /// the rest: NeighbourLists, neighbour_lists.cuh).
     NeighbourLists neighbour_lists() const;
+    /// mDBC's ghost nodes for the kept lists' build (none unless ghost_lists_).
+    GhostNodeLists<D> ghost_node_lists() const;
     /// Which interaction pass of a step: the symplectic predictor's, on a fresh build (dry wall
     /// particles are looked at and certified there), the corrector's (they are only skipped),
     /// or any other (Verlet's: none is skipped).
@@ -498,6 +501,11 @@ private:
     DeviceArray<float> list_moved_;
     bool build_next_ = true;
     std::uint32_t list_age_ = 0;
+    /// mDBC with kept lists and walls at rest: a wall particle's slot of the lists holds its
+    /// ghost node's list, which the BoundaryCondition pass reads (GhostNodeLists).
+    bool ghost_lists_ = false;
+    /// The mDBC pass's wall particles (ghost_walls_) are those of the last build's order.
+    bool ghost_walls_selected_ = false;
     /// s: what no step's dt exceeds, cfl · h / c0 (time_step, integrators.h), in double from
     /// the same float constants.
     double dt_ceiling() const {

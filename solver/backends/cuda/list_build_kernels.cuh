@@ -31,19 +31,53 @@ struct KeptListWriter {
     }
 };
 
+/// mDBC with kept lists and walls at rest: the wall particles whose ghost node (physics/mdbc.h)
+/// gets the list that the wall particle itself does not need (it takes no sums in the
+/// interaction pass). A ghost node stays where it was at the build, so its list of fluid
+/// candidates within R + skin holds while the particles' largest move since is within the
+/// skin (lists_hold asks for half of it: both ends of a pair may move). `ids` null: none.
+template <int D>
+struct GhostNodeLists {
+    const std::uint32_t* ids = nullptr; ///< per particle of the build's order: its id
+    const Vec<D>* offsets = nullptr;    ///< per wall id: x_g − x_b (m; zero: never near fluid)
+    std::uint32_t wall_ids = 0;         ///< ids below it are wall particles with an offset
+    /// The mDBC pass's dry certificates (boundary_condition_kernels.cuh; null: none) and the
+    /// fluid's travel: a ghost node certified dry gets no list (the mDBC pass skips it, and
+    /// walks the structure if it becomes wet before the next build).
+    const float* dry_until = nullptr;
+    const double* travel = nullptr;
+
+    /// Whether wall particle i (binned, owned) lists its ghost node's neighbours, and the node.
+    __device__ __forceinline__ bool node_of(std::uint32_t i, const Vec<D>& x, Vec<D>& node) const {
+        if (ids == nullptr)
+            return false;
+        const std::uint32_t id = ids[i];
+        if (id >= wall_ids)
+            return false;
+        const Vec<D> to_ghost = offsets[id];
+        if (norm2(to_ghost) == 0.0f)
+            return false;
+        if (dry_until != nullptr && static_cast<float>(*travel) < dry_until[i])
+            return false;
+        node = plain_position(x) + to_ghost;
+        return true;
+    }
+};
+
 /// The kept lists of the particles of a build (reorder layout, a traversal in bin order; `view`
 /// holds the build's positions): particle i's candidates within R + lists.skin + list_slack
 /// (the slack covers the rounding of the positions and distances, as the corrector's lists'),
 /// split into core and shell (ListExtent), and their counts, or no_list when they overflow it
 /// (that particle then walks the structure in every pass). `walls_take_sums` false (mDBC): a wall
-/// particle takes no sums in the interaction pass, and gets an empty list. `tags` (several GPUs,
-/// else null): a halo copy takes no sums either (its owner's lists serve it) and gets an empty
-/// list.
+/// particle takes no sums in the interaction pass: it gets its ghost node's list (`ghosts`,
+/// GhostNodeLists: the node's fluid candidates, the core those within R of the node), or none.
+/// `tags` (several GPUs, else null): a halo copy takes no sums either (its owner's lists serve
+/// it) and gets an empty list.
 template <class QueryT, class ViewT, int D = ViewT::dimension>
 __global__ void __launch_bounds__(interaction_block)
     build_lists_kernel(ViewT view, const Float4* __restrict__ motions, std::uint32_t n,
                        NeighbourLists lists, bool walls_take_sums,
-                       const std::uint32_t* __restrict__ tags) {
+                       const std::uint32_t* __restrict__ tags, GhostNodeLists<D> ghosts) {
     const std::uint32_t i = blockIdx.x * interaction_block + threadIdx.x;
     Vec<D> x{};
     std::uint32_t count = no_list;
@@ -53,16 +87,22 @@ __global__ void __launch_bounds__(interaction_block)
             ParticleType::fluid;
         const bool halo = tags != nullptr && is_halo(tags[i]);
         count = 0;
-        if ((fluid || walls_take_sums) && !halo) {
+        Vec<D> origin = x; // the particle, or its ghost node
+        const bool takes_sums = (fluid || walls_take_sums) && !halo;
+        const bool mdbc_wall = !takes_sums && !fluid && !halo;
+        const bool ghost = mdbc_wall && ghosts.node_of(i, x, origin);
+        if (mdbc_wall)
+            count = no_list; // its ghost node's list, if it gets one; else the mDBC pass walks
+        if (takes_sums || ghost) {
             ViewT wide = view;
-            wide.radius = view.radius + lists.skin + list_slack(view.radius, x);
+            wide.radius = view.radius + lists.skin + list_slack(view.radius, origin);
             wide.radius2 = wide.radius * wide.radius;
             uint4* const groups = list_groups(lists, i);
             KeptListWriter<D> writer{
                 ListAppender{groups, lists.capacity},
                 ListAppender{groups + (lists.capacity / 4 - 1) * 32, lists.capacity, -32}, motions,
                 fluid, view.radius2};
-            for_each_neighbour<QueryT>(wide, x, writer);
+            for_each_neighbour<QueryT>(wide, origin, writer);
             writer.core.finish();
             writer.shell.finish();
             count = pack_list_extent(writer.core.count, writer.shell.count, lists.capacity);

@@ -82,6 +82,14 @@ TEST(Mdbc, SolvesSmallSystemsAndReportsTheDeterminant) {
     const float rhs[2] = {1, 2};
     double y[2];
     EXPECT_EQ(solve_small<2>(singular, rhs, y), 0.0);
+    // Zero on the diagonal: only a row swap (the determinant's sign) solves it.
+    const float swapped[3][3] = {{0, 1, 0}, {0, 0, 2}, {4, 0, 0}};
+    const float target[3] = {2, 6, 4}; // x = (1, 2, 3)
+    double z[3];
+    EXPECT_NEAR(solve_small<3>(swapped, target, z), 8.0, 1e-12);
+    EXPECT_NEAR(z[0], 1.0, 1e-12);
+    EXPECT_NEAR(z[1], 2.0, 1e-12);
+    EXPECT_NEAR(z[2], 3.0, 1e-12);
 }
 
 /// A floor at z = 0 under still water 0.4 m deep (hydrostatic density, Tait): the ghost node of
