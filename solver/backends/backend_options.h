@@ -78,7 +78,8 @@ enum class CudaInteraction {
     /// (neighbours/warp_query.cuh): the same terms in the same order as direct, without lanes
     /// idling while another runs a pair term alone. Pays where the particles are disordered (a
     /// developed flow), loses on a lattice: H100, 10^6 particles, strips/1/3: t = 1 s 1.546
-    /// against 1.638 ms per interaction, t = 0 1.244 against 1.082 (solver/BENCHMARK.md).
+    /// against 1.638 ms per interaction, t = 0 1.244 against 1.082 (git show
+    /// 54605da:solver/BENCHMARK.md, "The developed flow's idle lanes").
     /// Other traversals and layouts run direct. Over several GPUs halo copies walk with their
     /// warps and query nothing.
     in_step,
@@ -109,7 +110,8 @@ enum class CorrectorNeighbours {
     rebuild,
 };
 
-/// CudaOptions::list_skin and list_max_age's defaults (solver/BENCHMARK.md: "Kept lists").
+/// CudaOptions::list_skin and list_max_age's defaults (solver/BENCHMARK.md: "The step as it runs
+/// now", and "Tried and not kept" for other skins).
 constexpr float default_list_skin = 0.1f;
 constexpr std::uint32_t default_list_max_age = 10;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How busy a warp's lanes are in the kept lists' build (issue 26; solver/BENCHMARK.md, "The run
-against the lattice").
+"""How busy a warp's lanes are in the kept lists' build (issue 26; git show 54605da:solver/BENCHMARK.md, "The run
+against the lattice"; the current profile: solver/BENCHMARK.md, "Where the time goes").
 
 The build (solver/backends/cuda/list_build_kernels.cuh) walks, per particle, the Strips rows of
 bins (bin width R/3, x fastest) that reach R + skin, and tests every candidate in them. A warp

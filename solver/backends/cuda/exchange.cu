@@ -250,9 +250,9 @@ void CudaSimulation<D>::halo_refresh_pass() {
 }
 
 /// balance()'s estimate of a boundary particle's share of an interaction pass against a fluid
-/// particle's: on the H100 at 10^6 particles (solver/BENCHMARK.md, "Tried in issue 9"), skipping
-/// every wall particle's neighbour loop saved 0.18 of the pass's 1.32 ms: 0.49 ns per wall
-/// particle against 1.69 ns per fluid one. The measured times correct the rest.
+/// particle's: on the H100 at 10^6 particles (git show 54605da:solver/BENCHMARK.md, "Tried in issue
+/// 9"), skipping every wall particle's neighbour loop saved 0.18 of the pass's 1.32 ms: 0.49 ns per
+/// wall particle against 1.69 ns per fluid one. The measured times correct the rest.
 constexpr double boundary_work_share = 0.3;
 
 template <int D>

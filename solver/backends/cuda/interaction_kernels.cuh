@@ -11,7 +11,7 @@
 /// functions of their own; what remains is their choice by template argument and the block
 /// reductions that every thread must reach. Moving those into further __device__ functions
 /// changes no work but puts the step's speed at the mercy of inlining decisions
-/// (solver/BENCHMARK.md: the interaction passes are 71 % of a 6 s run at 10^6 particles).
+/// (solver/BENCHMARK.md: the interaction passes are 72 % of a 6 s run at 10^6 particles).
 
 #include "backends/cuda/neighbour_lists.cuh"
 #include "backends/cuda/step_kernels.cuh"
