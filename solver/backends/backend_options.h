@@ -216,6 +216,9 @@ struct BackendCounters {
     /// Steps in which a pass (one or both) found the kept lists' skin used up and walked the
     /// structure instead (StepScalars::lists_walked is one flag per step).
     std::uint64_t list_walks = 0;
+    /// mDBC ghost nodes summed over their kept lists instead of a walk, over every step (one
+    /// process's; GhostNodeLists, CUDA backend).
+    std::uint64_t ghost_node_list_reads = 0;
 };
 
 } // namespace sluice

@@ -48,7 +48,7 @@ struct CorrectedSums {
 /// returns det(a) (0 when singular, x then unspecified). Every loop is unrolled and the pivot
 /// row is brought up by compare-and-swap with each row below in turn, so that every index is a
 /// constant and the arrays stay in registers on the GPU (a pivot row chosen by index put them in
-/// local memory: Nsight Compute found 97 MB of local traffic per mDBC pass at 10⁶ particles).
+/// local memory: Nsight Compute found 98 MB of local traffic per mDBC pass at 10⁶ particles).
 /// The row that ends up as the pivot is the first of the largest |a[r][k]|, as with a search;
 /// the order of the others differs, which changes a later pivot only between rows of equal
 /// |a[r][k]| (and then the rounding alone).

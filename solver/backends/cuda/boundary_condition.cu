@@ -71,7 +71,7 @@ void CudaSimulation<D>::launch_boundary_condition(const ViewT& view, const Kerne
     mdbc_kernel<QueryT><<<blocks_for(most, mdbc_block), mdbc_block, 0, stream_>>>(
         view, const_cast<Vec<D>*>(view.positions), motion_[current_].get(), kernel, plan_.fluid,
         plan_.slip, n_, ghost_walls_.get(), ghost_wall_count_.get(), id_[current_].get(),
-        ghost_offsets_.get(), dry, lists, walls_view());
+        ghost_offsets_.get(), dry, lists, scalars_.get(), walls_view());
     SLUICE_CUDA_CHECK_LAUNCH();
 }
 

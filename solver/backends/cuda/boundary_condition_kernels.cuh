@@ -62,7 +62,8 @@ constexpr int mdbc_block = 128;
 /// −1) take the plain query, and the wider one every few builds (retry_wet). `lists` (kept
 /// lists with ghost node lists, GhostNodeLists; indices null: none): a wet node whose list holds
 /// (lists_hold; moved: the largest move since the build) sums over it instead of the query,
-/// the same neighbours summed in the list's order (core, then the shell's entries within R).
+/// the same neighbours summed in the list's order (core, then the shell's entries within R),
+/// and counts itself in scalars->ghost_list_nodes.
 /// `moving`: moving walls (empty: none), whose ghost offsets turn with their objects and whose
 /// velocity and acceleration enter mdbc_wall_state.
 template <class QueryT, class ViewT, class KernelT, int D = ViewT::dimension>
@@ -71,7 +72,8 @@ __global__ void __launch_bounds__(mdbc_block, 8)
                 FluidConstants c, WallSlip slip, std::uint32_t n,
                 const std::uint32_t* __restrict__ walls, const std::uint32_t* __restrict__ count,
                 const std::uint32_t* __restrict__ ids, const Vec<D>* __restrict__ ghost_offsets,
-                DryWalls dry, NeighbourLists lists, MovingWallsView<D> moving) {
+                DryWalls dry, NeighbourLists lists, StepScalars* __restrict__ scalars,
+                MovingWallsView<D> moving) {
     const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= *count)
         return;
@@ -109,6 +111,7 @@ __global__ void __launch_bounds__(mdbc_block, 8)
         ListedGhostNode<D, Visitor> listed{visitor};
         visit_listed(list_groups(lists, i), extent, lists.capacity, view.positions, motions, ghost,
                      view.radius2, listed);
+        atomicAdd(&scalars->ghost_list_nodes, 1u);
     } else {
         for_each_neighbour<QueryT>(view, ghost, visitor);
     }

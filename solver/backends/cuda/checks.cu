@@ -95,6 +95,7 @@ void CudaSimulation<D>::complete_step() {
         list_speed_max_ = float_from_bits(s.speed_max_bits) * (1.0f + 1e-5f);
         if (s.lists_walked != 0)
             ++list_walks_;
+        ghost_list_nodes_ += s.ghost_list_nodes;
         if (keep_lists_)
             plan_next_build(s);
     }

@@ -497,6 +497,7 @@ BackendCounters CudaSimulation<D>::counters() const {
     c.corrector_list_steps = corrector_list_steps_;
     c.kept_list_steps = kept_list_steps_;
     c.list_walks = list_walks_;
+    c.ghost_node_list_reads = ghost_list_nodes_;
     return c;
 }
 

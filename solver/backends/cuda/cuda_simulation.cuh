@@ -506,6 +506,7 @@ private:
     bool ghost_lists_ = false;
     /// The mDBC pass's wall particles (ghost_walls_) are those of the last build's order.
     bool ghost_walls_selected_ = false;
+    std::uint64_t ghost_list_nodes_ = 0; ///< BackendCounters::ghost_node_list_reads
     /// s: what no step's dt exceeds, cfl · h / c0 (time_step, integrators.h), in double from
     /// the same float constants.
     double dt_ceiling() const {

@@ -74,8 +74,9 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
     }
     if (options_.interaction != CudaInteraction::queued) {
         // The default physics, with shifting, and the load cases' (Riemann, with and without
-        // shifting) with their models fixed at compile time (physics.h; but the default
-        // physics, Wendland's kernel only, to bound the instantiations), else any; the in-step walk
+        // shifting) with their models fixed at compile time (physics.h; the default physics
+        // with shifting and the load cases' with Wendland's kernel only, to bound the
+        // instantiations), else any; the in-step walk
         // where the traversal takes a row as one range of a reorder layout; the corrector's lists
         // where the traversal is in bin order over a reorder layout.
         const auto launch = [&](auto in_step, auto list_mode) {

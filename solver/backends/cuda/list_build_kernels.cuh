@@ -1,7 +1,8 @@
 #pragma once
 /// \file list_build_kernels.cuh
 /// The kept lists' build (CudaOptions::list_skin; construction.cu launches it after each build):
-/// per particle, the candidates within R + skin in the walk's order, and nothing else. Every
+/// per particle, the candidates within R + skin in the walk's order (an mDBC wall particle: its
+/// ghost node's, GhostNodeLists), and nothing else. Every
 /// interaction pass then reads the lists in the one interaction kernel (interaction_kernels.cuh,
 /// ListMode::read), the pair terms running over them with the lanes of a warp in step rather
 /// than whenever any lane's walk accepts a candidate.

@@ -29,7 +29,8 @@ struct NeighbourLists {
     std::uint32_t* indices = nullptr;
     /// Per particle: its entries (the corrector's lists), or the core's in the low 16 bits and
     /// the shell's in the high ones (kept lists; ListExtent); no_list when it has no list (a
-    /// lane that did not query, or one whose candidates overflowed it).
+    /// lane that did not query, one whose candidates overflowed it, or an mDBC wall particle
+    /// whose ghost node got no list: GhostNodeLists).
     std::uint32_t* counts = nullptr;
     std::uint32_t capacity = 0;
     bool write = false; ///< the build pass (else the corrector's: read)

@@ -512,6 +512,7 @@ std::vector<std::uint32_t> CudaSimulation<D>::neighbour_counts() {
     // step builds again from them).
     build_view();
     view_ready_ = false; // this view is not the state's order: a gauge sample rebuilds
+    build_next_ = true;  // nor is it the kept lists' build: the next step builds
     dispatch_neighbour_query<D>(plan_.query, view_, LaunchCount<D>{this, counts.get()});
     return download(counts.get(), n_, stream_);
 }

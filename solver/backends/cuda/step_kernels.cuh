@@ -86,6 +86,9 @@ struct StepScalars {
     /// yet (0 on every GPU: no process has exclusions to report; Simulation::
     /// exclusions_elsewhere).
     std::uint32_t newly_excluded;
+    /// mDBC with ghost node lists (GhostNodeLists): the ghost nodes the step's BoundaryCondition
+    /// pass summed over their lists (one process's; not all-reduced).
+    std::uint32_t ghost_list_nodes;
 };
 
 /// The words of StepScalars that finish_step all-reduces (max), from acceleration_max2_bits.
