@@ -10,6 +10,7 @@
 #include "io/atomic_file.h"
 #include "io/csv_series.h"
 #include "io/file_names.h"
+#include "io/newer_output.h"
 #include "io/polydata_file.h"
 
 #include <vtkCellArray.h>
@@ -21,6 +22,7 @@
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -107,10 +109,12 @@ int measure_command(const Options& o) {
     require_unique_names(all);
     if (s.name.empty() || s.name.find('/') != std::string::npos)
         throw UsageError("--name '" + s.name + "' is not a plain file name", "measure");
-    // What measure writes never takes a run's own file (the series it reads, gauges.csv, …).
+    // What measure writes never takes a run's own file (the series it reads, its CSV series,
+    // summary.json).
     const auto a_run_file = [&](const std::string& stem) {
-        return stem == "gauges" || stem == "forces" || stem == "bodies" || stem == "diagnostics" ||
-               stem == "summary" || stem.rfind(c.name, 0) == 0;
+        const std::vector<std::string>& csv_files = run_csv_files();
+        return stem == "summary" || stem.rfind(c.name, 0) == 0 ||
+               std::find(csv_files.begin(), csv_files.end(), stem + ".csv") != csv_files.end();
     };
     if (a_run_file(s.name))
         throw UsageError("--name '" + s.name + "' would overwrite the run's own files (" + c.name +

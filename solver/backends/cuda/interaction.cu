@@ -76,44 +76,32 @@ void CudaSimulation<D>::launch_interaction(const ViewT& view, const KernelT& ker
         // The default physics, with shifting, and the load cases' (Riemann, with and without
         // shifting) with their models fixed at compile time (physics.h; the default physics
         // with shifting and the load cases' with Wendland's kernel only, to bound the
-        // instantiations), else any; the in-step walk
-        // where the traversal takes a row as one range of a reorder layout; the corrector's lists
-        // where the traversal is in bin order over a reorder layout.
+        // instantiations), else any; a model that cannot shift gets no shift store, and only
+        // the default physics' pass skips dry walls (interaction_kernel's dry_capable). The
+        // in-step walk where the traversal takes a row as one range of a reorder layout; the
+        // corrector's lists where the traversal is in bin order over a reorder layout.
         const auto launch = [&](auto in_step, auto list_mode) {
-            if constexpr (std::is_same_v<KernelT, WendlandC2<D>>) {
-                if (RiemannShiftingModel::matches(fluid)) {
-                    interaction_kernel<QueryT, ViewT, KernelT, 0, RiemannShiftingModel, in_step(),
-                                       list_mode()><<<blocks, interaction_block, 0, stream_>>>(
-                        view, particles, kernel, fluid, n_, derivatives_.get(), shift,
-                        scalars_.get(), d_tags(), DryWalls{}, lists);
-                    return;
-                }
-                if (MonaghanMolteniShiftingModel::matches(fluid)) {
-                    interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniShiftingModel,
-                                       in_step(), list_mode()>
-                        <<<blocks, interaction_block, 0, stream_>>>(
-                            view, particles, kernel, fluid, n_, derivatives_.get(), shift,
-                            scalars_.get(), d_tags(), DryWalls{}, lists);
-                    return;
-                }
-                if (RiemannModel::matches(fluid)) { // the pass that sums no shifting
-                    interaction_kernel<QueryT, ViewT, KernelT, 0, RiemannModel, in_step(),
-                                       list_mode()><<<blocks, interaction_block, 0, stream_>>>(
+            const auto run = [&](auto* model) { // the model by its pointer type
+                using ModelT = std::remove_pointer_t<decltype(model)>;
+                constexpr bool dry_capable = std::is_same_v<ModelT, MonaghanMolteniModel>;
+                interaction_kernel<QueryT, ViewT, KernelT, 0, ModelT, decltype(in_step)::value,
+                                   decltype(list_mode)::value>
+                    <<<blocks, interaction_block, 0, stream_>>>(
                         view, particles, kernel, fluid, n_, derivatives_.get(),
-                        static_cast<Vec<D>*>(nullptr), scalars_.get(), d_tags(), DryWalls{}, lists);
-                    return;
-                }
+                        ModelT::can_shift ? shift : nullptr, scalars_.get(), d_tags(),
+                        dry_capable ? dry : DryWalls{}, lists);
+            };
+            if constexpr (std::is_same_v<KernelT, WendlandC2<D>>) {
+                if (RiemannShiftingModel::matches(fluid))
+                    return run(static_cast<RiemannShiftingModel*>(nullptr));
+                if (MonaghanMolteniShiftingModel::matches(fluid))
+                    return run(static_cast<MonaghanMolteniShiftingModel*>(nullptr));
+                if (RiemannModel::matches(fluid)) // the pass that sums no shifting
+                    return run(static_cast<RiemannModel*>(nullptr));
             }
             if (MonaghanMolteniModel::matches(fluid))
-                interaction_kernel<QueryT, ViewT, KernelT, 0, MonaghanMolteniModel, in_step(),
-                                   list_mode()><<<blocks, interaction_block, 0, stream_>>>(
-                    view, particles, kernel, fluid, n_, derivatives_.get(),
-                    static_cast<Vec<D>*>(nullptr), scalars_.get(), d_tags(), dry, lists);
-            else
-                interaction_kernel<QueryT, ViewT, KernelT, 0, RuntimeModel, in_step(), list_mode()>
-                    <<<blocks, interaction_block, 0, stream_>>>(
-                        view, particles, kernel, fluid, n_, derivatives_.get(), shift,
-                        scalars_.get(), d_tags(), DryWalls{}, lists);
+                return run(static_cast<MonaghanMolteniModel*>(nullptr));
+            run(static_cast<RuntimeModel*>(nullptr));
         };
         constexpr bool walks_reorder = std::is_same_v<ViewT, NeighbourView<D>>;
         constexpr bool in_step_capable = walks_reorder && !detail::bin_by_bin<QueryT>;
